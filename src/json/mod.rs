@@ -1,0 +1,464 @@
+//! The strict JSON layer (ENVELOPE.md §2): one line in, a navigable [`Document`] or the §2
+//! diagnostics out.
+//!
+//! The fast path is simd-json's tape, parsed from a reused, padded copy of the line with
+//! reused buffers, so a valid line costs no allocation. Only a line simd-json refuses goes to
+//! the cold path ([`scan`]), which classifies the failure or, when the line is valid JSON with
+//! numbers simd-json cannot hold, retries with same-length stand-ins for those numbers.
+
+mod scan;
+mod value;
+
+pub use scan::MAX_DEPTH;
+pub use value::{Elements, Members, Value, ValueKind};
+
+use simd_json::{Buffers, Node, Tape};
+
+use crate::diagnostic::{pointer, Diagnostic, ErrorCode};
+use scan::Grammar;
+use value::subtree_len;
+
+/// Objects with more keys than this are checked for duplicates by sorting, not pairwise.
+const PAIRWISE_KEYS: usize = 16;
+
+/// A per-thread parser: owns the scratch copy, simd-json's buffers and the tape, all reused.
+///
+/// ```
+/// use rdq_envelope::json::JsonParser;
+///
+/// let mut parser = JsonParser::new();
+/// let mut errors = Vec::new();
+/// let doc = parser.parse(br#"{"queue":"billing","n":1e400}"#, &mut errors).unwrap();
+/// assert_eq!(doc.root().get("queue").and_then(|v| v.as_str()), Some("billing"));
+/// drop(doc);
+/// assert!(parser.parse(br#"{"a":1,"a":2}"#, &mut errors).is_none());
+/// assert_eq!(errors[0].code.as_str(), "DUPLICATE_KEY");
+/// ```
+pub struct JsonParser {
+    /// The line, copied (simd-json unescapes in place) with simd-json's padding after it.
+    input: Vec<u8>,
+    /// The cold path's copy, with stand-ins for numbers simd-json cannot hold.
+    retry_input: Vec<u8>,
+    buffers: Buffers,
+    /// Empty between parses; lent to the [`Document`] while one is alive.
+    tape: Tape<'static>,
+    key_scratch: Vec<usize>,
+    big_ints: Vec<(usize, i128)>,
+}
+
+impl Default for JsonParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for JsonParser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonParser").finish_non_exhaustive()
+    }
+}
+
+/// A line that passed the JSON layer: one object, no repeated key, depth at most 128.
+pub struct Document<'p> {
+    tape: Tape<'p>,
+    home: &'p mut Tape<'static>,
+    big_ints: &'p [(usize, i128)],
+}
+
+impl Drop for Document<'_> {
+    fn drop(&mut self) {
+        // Give the tape's allocation back to the parser for the next line.
+        let tape = std::mem::replace(&mut self.tape, Tape(Vec::new()));
+        *self.home = tape.reset();
+    }
+}
+
+impl std::fmt::Debug for Document<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Document({} nodes)", self.tape.0.len())
+    }
+}
+
+impl Document<'_> {
+    /// The top-level object.
+    pub fn root(&self) -> Value<'_> {
+        Value::new(&self.tape.0, 0, self.big_ints)
+    }
+
+    /// Number of tape nodes (keys included): a measure of the parse's cost.
+    pub fn node_count(&self) -> usize {
+        self.tape.0.len()
+    }
+}
+
+impl JsonParser {
+    /// A parser with empty buffers; they grow to the largest line seen and stay.
+    pub fn new() -> Self {
+        JsonParser {
+            input: Vec::new(),
+            retry_input: Vec::new(),
+            buffers: Buffers::with_max_depth(4096, MAX_DEPTH),
+            tape: Tape(Vec::new()),
+            key_scratch: Vec::new(),
+            big_ints: Vec::new(),
+        }
+    }
+
+    /// Parses one line (without its terminator). On success returns the document; otherwise
+    /// pushes the §2 diagnostics onto `errors` and returns `None`.
+    pub fn parse<'p>(
+        &'p mut self,
+        line: &[u8],
+        errors: &mut Vec<Diagnostic>,
+    ) -> Option<Document<'p>> {
+        // Borrowing the fields apart lets the fast path lend `input` to the returned tape
+        // while the cold path works on `retry_input`.
+        let JsonParser {
+            input,
+            retry_input,
+            buffers,
+            tape: home,
+            key_scratch,
+            big_ints,
+        } = self;
+        copy_padded(input, line);
+        let mut tape = std::mem::replace(home, Tape(Vec::new())).reset();
+        if simd_json::fill_tape_padded(input, line.len(), buffers, &mut tape).is_ok() {
+            if !matches!(tape.0.first(), Some(Node::Object { .. })) {
+                errors.push(not_an_object());
+            } else if has_duplicate_keys(&tape.0, key_scratch) {
+                duplicate_key_diagnostics(&tape.0, errors);
+            } else {
+                return Some(Document {
+                    tape,
+                    home,
+                    big_ints: &[],
+                });
+            }
+            *home = tape.reset();
+            return None;
+        }
+        *home = tape.reset();
+
+        big_ints.clear();
+        if !parse_cold(line, errors, retry_input, big_ints) {
+            return None;
+        }
+        let mut tape = std::mem::replace(home, Tape(Vec::new())).reset();
+        if simd_json::fill_tape_padded(retry_input, line.len(), buffers, &mut tape).is_err() {
+            *home = tape.reset();
+            errors.push(Diagnostic::new(
+                ErrorCode::MalformedJson,
+                "",
+                "the JSON parser refused a line the strict scanner accepted",
+            ));
+            return None;
+        }
+        Some(Document {
+            tape,
+            home,
+            big_ints,
+        })
+    }
+}
+
+/// `buf` becomes `line` followed by simd-json's padding, reusing its allocation.
+fn copy_padded(buf: &mut Vec<u8>, line: &[u8]) {
+    buf.clear();
+    buf.reserve(line.len() + simd_json::INPUT_PADDING);
+    buf.extend_from_slice(line);
+    buf.resize(line.len() + simd_json::INPUT_PADDING, 0);
+}
+
+/// The lines simd-json refused: pushes their §2 diagnostics, or returns `true` when the line
+/// is valid after all (numbers simd-json cannot hold), with `retry` holding the line with
+/// same-length stand-ins for them (`0` or `0.0`, then spaces) and `big_ints` the integers'
+/// real values by tape index.
+#[cold]
+fn parse_cold(
+    line: &[u8],
+    errors: &mut Vec<Diagnostic>,
+    retry: &mut Vec<u8>,
+    big_ints: &mut Vec<(usize, i128)>,
+) -> bool {
+    if let Err(e) = std::str::from_utf8(line) {
+        errors.push(Diagnostic::new(
+            ErrorCode::InvalidUtf8,
+            "",
+            format!(
+                "bytes that are not UTF-8 at byte {} of the line",
+                e.valid_up_to()
+            ),
+        ));
+        return false;
+    }
+    let found = scan::scan(line);
+    match found.grammar {
+        Grammar::Malformed { offset, expected } => {
+            let message = if offset >= line.len() {
+                format!("not JSON: the line ends where {expected} was expected")
+            } else {
+                format!("not JSON: expected {expected} at byte {offset} of the line")
+            };
+            errors.push(Diagnostic::new(ErrorCode::MalformedJson, "", message));
+            return false;
+        }
+        Grammar::TooDeep { offset } => {
+            errors.push(Diagnostic::new(
+                ErrorCode::NestingTooDeep,
+                "",
+                format!("nesting deeper than {MAX_DEPTH} at byte {offset} of the line"),
+            ));
+            return false;
+        }
+        Grammar::Json { root_is_object } => {
+            let rejected = !root_is_object
+                || !found.surrogates.is_empty()
+                || !found.duplicates.is_empty();
+            if !root_is_object {
+                errors.push(not_an_object());
+            }
+            for path in found.surrogates {
+                errors.push(Diagnostic::new(
+                    ErrorCode::InvalidUtf8,
+                    path,
+                    "an unpaired surrogate escape: the string is not Unicode",
+                ));
+            }
+            errors.extend(found.duplicates.into_iter().map(duplicate_key));
+            if rejected {
+                return false;
+            }
+        }
+    }
+    copy_padded(retry, line);
+    for n in &found.odd_numbers {
+        let slot = &mut retry[n.start..n.end];
+        slot.fill(b' ');
+        match n.integer {
+            Some(value) => {
+                slot[0] = b'0';
+                big_ints.push((n.tape_index, value));
+            }
+            // Every fraction or exponent form is at least three bytes long (`1e9`).
+            None => slot[..3].copy_from_slice(b"0.0"),
+        }
+    }
+    true
+}
+
+#[cold]
+fn not_an_object() -> Diagnostic {
+    Diagnostic::new(
+        ErrorCode::NotAnObject,
+        "",
+        "the line is a JSON value but not an object",
+    )
+}
+
+#[cold]
+fn duplicate_key(path: String) -> Diagnostic {
+    Diagnostic::new(
+        ErrorCode::DuplicateKey,
+        path,
+        "this key appears more than once in its object",
+    )
+}
+
+/// Whether any object on the tape repeats a key. Visits each node once; keys are compared
+/// after unescaping (simd-json's strings are decoded).
+fn has_duplicate_keys(nodes: &[Node<'_>], keys: &mut Vec<usize>) -> bool {
+    nodes.iter().enumerate().any(|(at, node)| match *node {
+        Node::Object { len, .. } if len >= 2 => {
+            object_key_indexes(nodes, at, keys);
+            repeats(nodes, keys)
+        }
+        _ => false,
+    })
+}
+
+/// The tape indexes of the keys of the object at `at`, in order.
+fn object_key_indexes(nodes: &[Node<'_>], at: usize, keys: &mut Vec<usize>) {
+    keys.clear();
+    let Node::Object { len, .. } = nodes[at] else {
+        return;
+    };
+    let mut key = at + 1;
+    for _ in 0..len {
+        keys.push(key);
+        key += 1 + subtree_len(nodes, key + 1);
+    }
+}
+
+fn key_at<'a>(nodes: &[Node<'a>], at: usize) -> &'a str {
+    match nodes[at] {
+        Node::String(s) => s,
+        _ => "",
+    }
+}
+
+fn repeats(nodes: &[Node<'_>], keys: &mut [usize]) -> bool {
+    if keys.len() <= PAIRWISE_KEYS {
+        return keys
+            .iter()
+            .enumerate()
+            .any(|(i, &a)| keys[i + 1..].iter().any(|&b| key_at(nodes, a) == key_at(nodes, b)));
+    }
+    // Sorting keeps a million-key object at n log n, never n².
+    keys.sort_unstable_by_key(|&k| key_at(nodes, k));
+    keys.windows(2)
+        .any(|w| key_at(nodes, w[0]) == key_at(nodes, w[1]))
+}
+
+/// One diagnostic per repeated member, with its pointer. Walks with an explicit path so the
+/// cost is linear in the tape whatever the number of repetitions.
+#[cold]
+fn duplicate_key_diagnostics(nodes: &[Node<'_>], errors: &mut Vec<Diagnostic>) {
+    fn walk(nodes: &[Node<'_>], at: usize, path: &mut String, errors: &mut Vec<Diagnostic>) {
+        let len_before = path.len();
+        match nodes[at] {
+            Node::Object { .. } => {
+                let mut keys = Vec::new();
+                object_key_indexes(nodes, at, &mut keys);
+                let mut seen = std::collections::HashSet::with_capacity(keys.len());
+                for key in keys {
+                    let name = key_at(nodes, key);
+                    if !seen.insert(name) {
+                        errors.push(duplicate_key(pointer(path, name)));
+                    }
+                    crate::diagnostic::push_pointer_token(path, name);
+                    walk(nodes, key + 1, path, errors);
+                    path.truncate(len_before);
+                }
+            }
+            Node::Array { len, .. } => {
+                let mut element = at + 1;
+                for i in 0..len {
+                    path.push('/');
+                    path.push_str(&i.to_string());
+                    walk(nodes, element, path, errors);
+                    path.truncate(len_before);
+                    element += subtree_len(nodes, element);
+                }
+            }
+            _ => {}
+        }
+    }
+    // Recursion is bounded: simd-json refused anything nested deeper than MAX_DEPTH.
+    walk(nodes, 0, &mut String::new(), errors);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(line: &[u8]) -> Vec<(ErrorCode, String)> {
+        let mut parser = JsonParser::new();
+        let mut errors = Vec::new();
+        let ok = parser.parse(line, &mut errors).is_some();
+        assert_eq!(ok, errors.is_empty(), "{errors:?}");
+        errors.into_iter().map(|d| (d.code, d.path)).collect()
+    }
+
+    #[test]
+    fn valid_objects_pass() {
+        assert!(codes(br#"{"a":{"b":[1,2,{"c":null}]},"d":"\u00e9"}"#).is_empty());
+        assert!(codes(b" {} ").is_empty());
+    }
+
+    #[test]
+    fn invalid_utf8_is_one_diagnostic_for_the_line() {
+        assert_eq!(codes(b"{\"a\":\"\xff\"}"), [(ErrorCode::InvalidUtf8, String::new())]);
+    }
+
+    #[test]
+    fn unpaired_surrogates_point_at_their_string() {
+        assert_eq!(
+            codes(br#"{"a":"\udc00","b":["\ud800"]}"#),
+            [
+                (ErrorCode::InvalidUtf8, "/a".into()),
+                (ErrorCode::InvalidUtf8, "/b/0".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_and_trailing_data() {
+        for line in [&b"{"[..], b"{\"a\":1}{}", b"{\"a\":1} x", b"", b"{\"a\":01}"] {
+            assert_eq!(codes(line), [(ErrorCode::MalformedJson, String::new())], "{line:?}");
+        }
+    }
+
+    #[test]
+    fn not_an_object() {
+        for line in [&b"[]"[..], b"1", b"\"x\"", b"null", b"1e400"] {
+            assert_eq!(codes(line), [(ErrorCode::NotAnObject, String::new())]);
+        }
+    }
+
+    #[test]
+    fn duplicates_fast_and_cold_agree() {
+        let fast = codes(br#"{"status":1,"st\u0061tus":2,"h":{"x":1,"x":2,"x":3}}"#);
+        assert_eq!(
+            fast,
+            [
+                (ErrorCode::DuplicateKey, "/status".into()),
+                (ErrorCode::DuplicateKey, "/h/x".into()),
+                (ErrorCode::DuplicateKey, "/h/x".into())
+            ]
+        );
+        // A huge number sends the same line down the cold path.
+        let cold = codes(br#"{"status":1,"st\u0061tus":2,"h":{"x":1,"x":2,"x":1e400}}"#);
+        assert_eq!(cold, fast);
+    }
+
+    #[test]
+    fn many_keys_use_the_sorted_check() {
+        let mut line = String::from("{");
+        for i in 0..1000 {
+            line.push_str(&format!("\"k{i}\":{i},"));
+        }
+        line.push_str("\"k7\":0}");
+        assert_eq!(codes(line.as_bytes()), [(ErrorCode::DuplicateKey, "/k7".into())]);
+    }
+
+    #[test]
+    fn depth_limit() {
+        let ok = format!("{{\"a\":{}{}}}", "[".repeat(127), "]".repeat(127));
+        assert!(codes(ok.as_bytes()).is_empty());
+        let deep = format!("{{\"a\":{}{}}}", "[".repeat(128), "]".repeat(128));
+        assert_eq!(codes(deep.as_bytes()), [(ErrorCode::NestingTooDeep, String::new())]);
+    }
+
+    #[test]
+    fn numbers_simd_json_refuses_are_accepted_with_their_integer_values() {
+        let mut parser = JsonParser::new();
+        let mut errors = Vec::new();
+        let line = br#"{"big":123456789012345678901234567890,"neg":-123456789012345678901234567890,"inf":1e400,"z":-0,"f":1.0,"s":"\n"}"#;
+        let doc = parser.parse(line, &mut errors).expect("valid");
+        let root = doc.root();
+        let int = |k: &str| root.get(k).unwrap().as_integer();
+        assert_eq!(int("big"), Some(123456789012345678901234567890));
+        assert_eq!(int("neg"), Some(-123456789012345678901234567890));
+        assert_eq!(int("inf"), None);
+        assert_eq!(root.get("inf").unwrap().kind(), ValueKind::Number);
+        assert_eq!(int("z"), Some(0));
+        assert_eq!(int("f"), None);
+        assert_eq!(root.get("s").unwrap().as_str(), Some("\n"));
+    }
+
+    #[test]
+    fn the_parser_is_reusable_across_lines() {
+        let mut parser = JsonParser::new();
+        let mut errors = Vec::new();
+        for i in 0..3 {
+            let line = format!("{{\"i\":{i}}}");
+            let doc = parser.parse(line.as_bytes(), &mut errors).unwrap();
+            assert_eq!(doc.root().get("i").unwrap().as_integer(), Some(i));
+        }
+        assert!(parser.parse(b"[", &mut errors).is_none());
+        assert!(parser.parse(b"{\"x\":1e999}", &mut errors).is_some());
+        let doc = parser.parse(b"{\"x\":5}", &mut errors).unwrap();
+        assert_eq!(doc.root().get("x").unwrap().as_integer(), Some(5));
+    }
+}
