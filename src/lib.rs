@@ -2,4 +2,9 @@
 #![deny(missing_docs)]
 
 pub mod diagnostic;
+pub mod envelope;
 pub mod json;
+
+pub use diagnostic::{Diagnostic, ErrorCode, Severity};
+pub use envelope::{EnvelopeRules, OptionsError, RuleOptions, Verdict};
+pub use json::{Document, JsonParser};

@@ -212,9 +212,8 @@ fn parse_cold(
             return false;
         }
         Grammar::Json { root_is_object } => {
-            let rejected = !root_is_object
-                || !found.surrogates.is_empty()
-                || !found.duplicates.is_empty();
+            let rejected =
+                !root_is_object || !found.surrogates.is_empty() || !found.duplicates.is_empty();
             if !root_is_object {
                 errors.push(not_an_object());
             }
@@ -299,10 +298,11 @@ fn key_at<'a>(nodes: &[Node<'a>], at: usize) -> &'a str {
 
 fn repeats(nodes: &[Node<'_>], keys: &mut [usize]) -> bool {
     if keys.len() <= PAIRWISE_KEYS {
-        return keys
-            .iter()
-            .enumerate()
-            .any(|(i, &a)| keys[i + 1..].iter().any(|&b| key_at(nodes, a) == key_at(nodes, b)));
+        return keys.iter().enumerate().any(|(i, &a)| {
+            keys[i + 1..]
+                .iter()
+                .any(|&b| key_at(nodes, a) == key_at(nodes, b))
+        });
     }
     // Sorting keeps a million-key object at n log n, never n².
     keys.sort_unstable_by_key(|&k| key_at(nodes, k));
@@ -368,7 +368,10 @@ mod tests {
 
     #[test]
     fn invalid_utf8_is_one_diagnostic_for_the_line() {
-        assert_eq!(codes(b"{\"a\":\"\xff\"}"), [(ErrorCode::InvalidUtf8, String::new())]);
+        assert_eq!(
+            codes(b"{\"a\":\"\xff\"}"),
+            [(ErrorCode::InvalidUtf8, String::new())]
+        );
     }
 
     #[test]
@@ -384,8 +387,18 @@ mod tests {
 
     #[test]
     fn malformed_and_trailing_data() {
-        for line in [&b"{"[..], b"{\"a\":1}{}", b"{\"a\":1} x", b"", b"{\"a\":01}"] {
-            assert_eq!(codes(line), [(ErrorCode::MalformedJson, String::new())], "{line:?}");
+        for line in [
+            &b"{"[..],
+            b"{\"a\":1}{}",
+            b"{\"a\":1} x",
+            b"",
+            b"{\"a\":01}",
+        ] {
+            assert_eq!(
+                codes(line),
+                [(ErrorCode::MalformedJson, String::new())],
+                "{line:?}"
+            );
         }
     }
 
@@ -419,7 +432,10 @@ mod tests {
             line.push_str(&format!("\"k{i}\":{i},"));
         }
         line.push_str("\"k7\":0}");
-        assert_eq!(codes(line.as_bytes()), [(ErrorCode::DuplicateKey, "/k7".into())]);
+        assert_eq!(
+            codes(line.as_bytes()),
+            [(ErrorCode::DuplicateKey, "/k7".into())]
+        );
     }
 
     #[test]
@@ -427,7 +443,10 @@ mod tests {
         let ok = format!("{{\"a\":{}{}}}", "[".repeat(127), "]".repeat(127));
         assert!(codes(ok.as_bytes()).is_empty());
         let deep = format!("{{\"a\":{}{}}}", "[".repeat(128), "]".repeat(128));
-        assert_eq!(codes(deep.as_bytes()), [(ErrorCode::NestingTooDeep, String::new())]);
+        assert_eq!(
+            codes(deep.as_bytes()),
+            [(ErrorCode::NestingTooDeep, String::new())]
+        );
     }
 
     #[test]

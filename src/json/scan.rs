@@ -310,9 +310,7 @@ impl Scanner<'_> {
                             let unit = self.hex4()?;
                             match unit {
                                 0xD800..=0xDBFF => match self.low_surrogate_after() {
-                                    Some(low) => {
-                                        0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                                    }
+                                    Some(low) => 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00),
                                     None => {
                                         lone_surrogate = true;
                                         unit
@@ -370,9 +368,9 @@ impl Scanner<'_> {
         if rest[0] != b'\\' || rest[1] != b'u' {
             return None;
         }
-        let low = rest[2..]
-            .iter()
-            .try_fold(0u32, |acc, &c| (c as char).to_digit(16).map(|v| acc * 16 + v))?;
+        let low = rest[2..].iter().try_fold(0u32, |acc, &c| {
+            (c as char).to_digit(16).map(|v| acc * 16 + v)
+        })?;
         if (0xDC00..=0xDFFF).contains(&low) {
             self.pos += 6;
             Some(low)
@@ -543,9 +541,29 @@ mod tests {
     #[test]
     fn rejects_what_rfc8259_rejects() {
         for s in [
-            "", " ", "{", "{]", "[1,]", "{\"a\":1,}", "01", "-", "1.", ".5", "1e", "+1", "tru",
-            "nul", "\"\\x\"", "\"\\u12\"", "\"a\tb\"", "{\"a\" 1}", "{1:2}", "[1]x", "1 2",
-            "\"abc", "[\"a\\\"]",
+            "",
+            " ",
+            "{",
+            "{]",
+            "[1,]",
+            "{\"a\":1,}",
+            "01",
+            "-",
+            "1.",
+            ".5",
+            "1e",
+            "+1",
+            "tru",
+            "nul",
+            "\"\\x\"",
+            "\"\\u12\"",
+            "\"a\tb\"",
+            "{\"a\" 1}",
+            "{1:2}",
+            "[1]x",
+            "1 2",
+            "\"abc",
+            "[\"a\\\"]",
         ] {
             assert!(matches!(grammar(s), Grammar::Malformed { .. }), "{s:?}");
         }
@@ -558,7 +576,10 @@ mod tests {
         let deep = "[".repeat(129) + &"]".repeat(129);
         assert_eq!(grammar(&deep), Grammar::TooDeep { offset: 128 });
         // Unbounded input never recurses: 100,000 brackets are a plain TooDeep.
-        assert!(matches!(grammar(&"[".repeat(100_000)), Grammar::TooDeep { .. }));
+        assert!(matches!(
+            grammar(&"[".repeat(100_000)),
+            Grammar::TooDeep { .. }
+        ));
     }
 
     #[test]
@@ -576,7 +597,9 @@ mod tests {
 
     #[test]
     fn odd_numbers_carry_their_tape_index() {
-        let s = scan(br#"{"a":1e400,"b":[123456789012345678901234567890,-99999999999999999999],"c":1.5}"#);
+        let s = scan(
+            br#"{"a":1e400,"b":[123456789012345678901234567890,-99999999999999999999],"c":1.5}"#,
+        );
         let found: Vec<_> = s
             .odd_numbers
             .iter()

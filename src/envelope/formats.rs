@@ -1,0 +1,411 @@
+//! The strict string formats of ENVELOPE.md §3 and §4, checked by hand: each is a small fixed
+//! grammar, and the general-purpose crates accept more than the spec allows (STYLE.md).
+
+/// The marker a writer appends to a cut `message` or `stack` (U+2026 then `[truncated]`).
+pub const TRUNCATION_MARKER: &str = "…[truncated]";
+
+/// Milliseconds since 1970-01-01T00:00:00.000Z of a `YYYY-MM-DDTHH:MM:SS.mmmZ` timestamp, or
+/// `None` when the text is not exactly that shape or not a real date and time (no leap second).
+///
+/// ```
+/// use rdq_envelope::envelope::formats::parse_timestamp;
+/// assert_eq!(parse_timestamp("1970-01-01T00:00:01.500Z"), Some(1500));
+/// assert_eq!(parse_timestamp("2023-02-29T00:00:00.000Z"), None);
+/// assert_eq!(parse_timestamp("2024-02-29T00:00:00.000z"), None);
+/// ```
+pub fn parse_timestamp(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() != 24
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+        || b[19] != b'.'
+        || b[23] != b'Z'
+    {
+        return None;
+    }
+    let num = |from: usize, to: usize| -> Option<i64> {
+        b[from..to].iter().try_fold(0i64, |acc, &d| {
+            d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0'))
+        })
+    };
+    let (year, month, day) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
+    let (hour, minute, second, milli) = (num(11, 13)?, num(14, 16)?, num(17, 19)?, num(20, 23)?);
+    if !(1..=12).contains(&month)
+        || day < 1
+        || day > days_in_month(year, month)
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    Some(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + milli)
+}
+
+fn is_leap(year: i64) -> bool {
+    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+}
+
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        2 if is_leap(year) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic-Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// The 48-bit millisecond time of a canonical ULID (26 upper-case Crockford base32
+/// characters, the first `0`–`7`), or `None` when `s` is not one.
+///
+/// ```
+/// use rdq_envelope::envelope::formats::ulid_time_ms;
+/// assert_eq!(ulid_time_ms("01ARZ3NDEKTSV4RRFFQ69G5FAV"), Some(1469918176385));
+/// assert_eq!(ulid_time_ms("01arz3ndektsv4rrffq69g5fav"), None);
+/// assert_eq!(ulid_time_ms("81ARZ3NDEKTSV4RRFFQ69G5FAV"), None);
+/// ```
+pub fn ulid_time_ms(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.len() != 26 || !(b'0'..=b'7').contains(&b[0]) {
+        return None;
+    }
+    let mut time = 0u64;
+    for (i, &c) in b.iter().enumerate() {
+        let digit = CROCKFORD.iter().position(|&d| d == c)? as u64;
+        if i < 10 {
+            time = time << 5 | digit;
+        }
+    }
+    Some(time)
+}
+
+/// `queue` and `handler_ref`: 1–240 characters, each of `[a-z0-9._-]`.
+pub fn is_name(s: &str) -> bool {
+    (1..=240).contains(&s.len())
+        && s.bytes()
+            .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'.' | b'_' | b'-'))
+}
+
+/// `handler_version`: 1–240 bytes with no control character (Unicode Cc).
+pub fn is_handler_version(s: &str) -> bool {
+    (1..=240).contains(&s.len()) && !s.chars().any(char::is_control)
+}
+
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// `payload_content_type`: at most 255 bytes of `token "/" token` then zero or more
+/// `OWS ";" OWS token "=" (token / quoted-string)` (RFC 9110's pieces; no empty parameters).
+///
+/// ```
+/// use rdq_envelope::envelope::formats::is_media_type;
+/// assert!(is_media_type("application/json; charset=\"utf-8\""));
+/// assert!(!is_media_type("text/plain;"));
+/// ```
+pub fn is_media_type(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() > 255 {
+        return false;
+    }
+    let mut at = 0;
+    let token = |at: &mut usize| {
+        let start = *at;
+        while *at < b.len() && is_tchar(b[*at]) {
+            *at += 1;
+        }
+        *at > start
+    };
+    let ows = |at: &mut usize| {
+        while *at < b.len() && matches!(b[*at], b' ' | b'\t') {
+            *at += 1;
+        }
+    };
+    if !token(&mut at) || b.get(at) != Some(&b'/') {
+        return false;
+    }
+    at += 1;
+    if !token(&mut at) {
+        return false;
+    }
+    while at < b.len() {
+        ows(&mut at);
+        if b.get(at) != Some(&b';') {
+            return false;
+        }
+        at += 1;
+        ows(&mut at);
+        if !token(&mut at) || b.get(at) != Some(&b'=') {
+            return false;
+        }
+        at += 1;
+        if b.get(at) == Some(&b'"') {
+            if !quoted_string(b, &mut at) {
+                return false;
+            }
+        } else if !token(&mut at) {
+            return false;
+        }
+    }
+    true
+}
+
+/// RFC 9110 quoted-string starting at the opening quote; obs-text (any byte ≥ 0x80) allowed.
+fn quoted_string(b: &[u8], at: &mut usize) -> bool {
+    *at += 1;
+    while let Some(&c) = b.get(*at) {
+        match c {
+            b'"' => {
+                *at += 1;
+                return true;
+            }
+            b'\\' => match b.get(*at + 1) {
+                Some(&q) if q == b'\t' || (0x20..=0x7E).contains(&q) || q >= 0x80 => *at += 2,
+                _ => return false,
+            },
+            b'\t' | 0x20..=0x7E | 0x80..=0xFF => *at += 1,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// `payload_ref.uri` (v2): a scheme, `:`, then RFC 3986 unreserved or reserved characters or
+/// `%HH` escapes (a fragment is allowed; white space and non-ASCII are not).
+///
+/// ```
+/// use rdq_envelope::envelope::formats::is_payload_uri;
+/// assert!(is_payload_uri("s3://bucket/key%20x?v=1#frag"));
+/// assert!(!is_payload_uri("s3://bucket/a b"));
+/// assert!(!is_payload_uri("1s3:x"));
+/// ```
+pub fn is_payload_uri(s: &str) -> bool {
+    let b = s.as_bytes();
+    let Some(colon) = b.iter().position(|&c| c == b':') else {
+        return false;
+    };
+    let (scheme, rest) = (&b[..colon], &b[colon + 1..]);
+    let scheme_ok = scheme.first().is_some_and(u8::is_ascii_alphabetic)
+        && scheme
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'));
+    if !scheme_ok {
+        return false;
+    }
+    let mut i = 0;
+    while i < rest.len() {
+        let c = rest[i];
+        if c == b'%' {
+            let hex = rest.get(i + 1..i + 3);
+            if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                return false;
+            }
+            i += 3;
+            continue;
+        }
+        let allowed = c.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&'()*+,;=".contains(&c);
+        if !allowed {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `payload_ref.sha256`: exactly 64 lower-case hex digits.
+pub fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The truncation rule of `message` and `stack`: at most `limit` bytes, or a prefix of
+/// `limit`−3 to `limit` bytes followed by [`TRUNCATION_MARKER`].
+///
+/// ```
+/// use rdq_envelope::envelope::formats::within_limit;
+/// assert!(within_limit("abcd", 4));
+/// assert!(!within_limit("abcde", 4));
+/// assert!(within_limit("abcd…[truncated]", 4));
+/// assert!(!within_limit("a…[truncated]", 5));
+/// ```
+pub fn within_limit(s: &str, limit: usize) -> bool {
+    if s.len() <= limit {
+        return true;
+    }
+    match s.strip_suffix(TRUNCATION_MARKER) {
+        Some(kept) => kept.len() <= limit && kept.len() + 3 >= limit,
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_the_strict_profile() {
+        assert_eq!(parse_timestamp("1970-01-01T00:00:00.000Z"), Some(0));
+        assert_eq!(parse_timestamp("1969-12-31T23:59:59.999Z"), Some(-1));
+        assert!(parse_timestamp("0000-01-01T00:00:00.000Z").is_some());
+        assert!(parse_timestamp("9999-12-31T23:59:59.999Z").is_some());
+        assert!(parse_timestamp("2000-02-29T12:00:00.000Z").is_some());
+        assert_eq!(
+            parse_timestamp("2024-03-01T00:00:00.000Z").unwrap()
+                - parse_timestamp("2024-02-28T00:00:00.000Z").unwrap(),
+            2 * 86_400_000
+        );
+        for bad in [
+            "1900-02-29T00:00:00.000Z",
+            "2023-02-29T00:00:00.000Z",
+            "2024-04-31T00:00:00.000Z",
+            "2024-00-10T00:00:00.000Z",
+            "2024-13-10T00:00:00.000Z",
+            "2024-01-00T00:00:00.000Z",
+            "2024-01-01T24:00:00.000Z",
+            "2024-01-01T23:60:00.000Z",
+            "2024-01-01T23:59:60.000Z",
+            "2024-01-01t00:00:00.000Z",
+            "2024-01-01T00:00:00.000z",
+            "2024-01-01T00:00:00.00Z",
+            "2024-01-01T00:00:00.0000Z",
+            "2024-01-01T00:00:00Z",
+            "2024-01-01T00:00:00.000+00:00",
+            "2024-01-01 00:00:00.000Z",
+            "+024-01-01T00:00:00.000Z",
+            "2024-1-01T00:00:00.000Z",
+            "２024-01-01T00:00:00.000Z",
+            "",
+        ] {
+            assert_eq!(parse_timestamp(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn ulids_are_canonical_only() {
+        assert_eq!(ulid_time_ms("00000000000000000000000000"), Some(0));
+        assert_eq!(
+            ulid_time_ms("7ZZZZZZZZZZZZZZZZZZZZZZZZZ"),
+            Some((1 << 48) - 1)
+        );
+        for bad in [
+            "8ZZZZZZZZZZZZZZZZZZZZZZZZZ",
+            "01ARZ3NDEKTSV4RRFFQ69G5FA",
+            "01ARZ3NDEKTSV4RRFFQ69G5FAVX",
+            "01ARZ3NDEKTSV4RRFFQ69G5FAI",
+            "01ARZ3NDEKTSV4RRFFQ69G5FAL",
+            "01ARZ3NDEKTSV4RRFFQ69G5FAO",
+            "01ARZ3NDEKTSV4RRFFQ69G5FAU",
+            "01ARZ3NDEKTSV4RRFFQ69G5Fav",
+        ] {
+            assert_eq!(ulid_time_ms(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn names() {
+        assert!(is_name("billing.invoices-v2_x"));
+        assert!(is_name(&"a".repeat(240)));
+        assert!(!is_name(&"a".repeat(241)));
+        assert!(!is_name(""));
+        assert!(!is_name("Billing"));
+        assert!(!is_name("a b"));
+        assert!(!is_name("é"));
+        assert!(is_handler_version("1.2.3 (build é)"));
+        assert!(is_handler_version(&"é".repeat(120)));
+        assert!(!is_handler_version(&"é".repeat(121)));
+        assert!(!is_handler_version(""));
+        assert!(!is_handler_version("a\u{0}"));
+        assert!(!is_handler_version("a\u{7f}"));
+        assert!(!is_handler_version("a\u{85}"));
+        assert!(is_handler_version("a\u{a0}"));
+    }
+
+    #[test]
+    fn media_types() {
+        for ok in [
+            "application/json",
+            "text/plain;charset=utf-8",
+            "text/plain ; charset=utf-8;\tformat=flowed",
+            "application/vnd.rdq+json; v=\"a \\\" b\"",
+            "x/y; q=\"é\"",
+            "a/b;c=\"\"",
+        ] {
+            assert!(is_media_type(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "json",
+            "text/",
+            "/plain",
+            "text/plain;",
+            "text/plain; ",
+            "text/plain ",
+            " text/plain",
+            "text /plain",
+            "text/plain; charset",
+            "text/plain; charset=",
+            "text/plain; charset = utf-8",
+            "text/plain; a=\"unterminated",
+            "text/plain; a=é",
+            "text/plain; a=\"\u{1}\"",
+            "té/plain",
+        ] {
+            assert!(!is_media_type(bad), "{bad}");
+        }
+        let long = format!("a/{}", "b".repeat(253));
+        assert!(is_media_type(&long));
+        assert!(!is_media_type(&format!("{long}b")));
+    }
+
+    #[test]
+    fn uris_and_digests() {
+        assert!(is_payload_uri("s3:"));
+        assert!(is_payload_uri("a+b-c.d:x"));
+        for bad in [
+            "", ":x", "s3//x", "s3:%2", "s3:%zz", "s3:é", "s3:a\tb", "s3:<x>", "s_3:x",
+        ] {
+            assert!(!is_payload_uri(bad), "{bad}");
+        }
+        assert!(is_sha256_hex(&"ab".repeat(32)));
+        assert!(!is_sha256_hex(&"AB".repeat(32)));
+        assert!(!is_sha256_hex(&"ab".repeat(31)));
+    }
+
+    #[test]
+    fn truncation_edges() {
+        let limit = 8;
+        let m = TRUNCATION_MARKER;
+        assert!(within_limit(&"x".repeat(limit), limit));
+        assert!(!within_limit(&"x".repeat(limit + 1), limit));
+        for kept in limit - 3..=limit {
+            assert!(
+                within_limit(&format!("{}{m}", "x".repeat(kept)), limit),
+                "{kept}"
+            );
+        }
+        assert!(!within_limit(
+            &format!("{}{m}", "x".repeat(limit - 4)),
+            limit
+        ));
+        assert!(!within_limit(
+            &format!("{}{m}", "x".repeat(limit + 1)),
+            limit
+        ));
+    }
+}

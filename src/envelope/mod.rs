@@ -1,0 +1,117 @@
+//! The envelope model and its rules (ENVELOPE.md §3, §4, §6): no I/O, one line at a time.
+//!
+//! [`EnvelopeRules`] is built once from [`RuleOptions`]; each worker owns a
+//! [`JsonParser`](crate::json::JsonParser) and a [`Verdict`] and reuses both for every line.
+
+mod attempts;
+pub mod formats;
+mod options;
+mod rules;
+#[cfg(test)]
+mod tests;
+
+pub use options::{
+    OptionsError, RuleOptions, DEFAULT_MAX_ENVELOPE_BYTES, NEWEST_VERSION, SUPPORTED_VERSIONS,
+};
+
+use crate::diagnostic::{Diagnostic, ErrorCode};
+use crate::json::{Document, JsonParser};
+
+/// The rules' judgement of one line: every error and warning it found. Owned (it borrows
+/// nothing from the line) and reusable: [`EnvelopeRules::check_line`] clears it first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Broken rules; the line is valid exactly when this is empty.
+    pub errors: Vec<Diagnostic>,
+    /// Warnings (§3.4): reported, never a reason to reject.
+    pub warnings: Vec<Diagnostic>,
+    /// The line's `envelope_version`, when it is a supported one.
+    pub version: Option<u32>,
+}
+
+impl Verdict {
+    /// Whether the line broke no rule.
+    pub fn is_valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// Empties the verdict, keeping its allocations.
+    pub fn clear(&mut self) {
+        self.errors.clear();
+        self.warnings.clear();
+        self.version = None;
+    }
+
+    /// Whether some error has `code`.
+    pub fn has_error(&self, code: ErrorCode) -> bool {
+        self.errors.iter().any(|d| d.code == code)
+    }
+}
+
+/// The rules, configured once for a run.
+///
+/// ```
+/// use rdq_envelope::{EnvelopeRules, JsonParser, RuleOptions, Verdict};
+///
+/// let rules = EnvelopeRules::new(RuleOptions { submit: true, ..RuleOptions::default() }).unwrap();
+/// let mut parser = JsonParser::new();
+/// let mut verdict = Verdict::default();
+/// let line = br#"{"queue":"mail","handler_ref":"send","payload":"e30=","payload_content_type":"application/json"}"#;
+/// rules.check_line(&mut parser, line, &mut verdict);
+/// assert!(verdict.is_valid());
+///
+/// rules.check_line(&mut parser, br#"{"queue":"Mail"}"#, &mut verdict);
+/// let codes: Vec<_> = verdict.errors.iter().map(|d| d.code.as_str()).collect();
+/// assert!(codes.contains(&"INVALID_NAME") && codes.contains(&"MISSING_FIELD"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct EnvelopeRules {
+    options: RuleOptions,
+    largest_limit: u64,
+}
+
+impl EnvelopeRules {
+    /// Rules for `options`, refused when the options contradict each other.
+    pub fn new(options: RuleOptions) -> Result<Self, OptionsError> {
+        options.validate()?;
+        let largest_limit = options.largest_limit();
+        Ok(EnvelopeRules {
+            options,
+            largest_limit,
+        })
+    }
+
+    /// The options the rules were built from.
+    pub fn options(&self) -> &RuleOptions {
+        &self.options
+    }
+
+    /// Judges one line (its content, without terminator) into `verdict`. Returns the parsed
+    /// document when the line passed the JSON layer (whatever the rules said), so that the
+    /// caller can read more of it without parsing again.
+    pub fn check_line<'p>(
+        &self,
+        parser: &'p mut JsonParser,
+        line: &[u8],
+        verdict: &mut Verdict,
+    ) -> Option<Document<'p>> {
+        verdict.clear();
+        // A line over every limit cannot be valid: it is not parsed, so memory stays bounded
+        // by the largest line that can be valid (§3.1).
+        if line.len() as u64 > self.largest_limit {
+            verdict
+                .errors
+                .push(rules::too_large(line.len(), self.largest_limit, None));
+            return None;
+        }
+        let doc = parser.parse(line, &mut verdict.errors)?;
+        self.check_document(&doc, line.len(), verdict);
+        Some(doc)
+    }
+
+    /// Judges a document that passed the JSON layer; `line_len` is the raw line's length in
+    /// bytes (for the size limit). Appends to `verdict` without clearing it.
+    pub fn check_document(&self, doc: &Document<'_>, line_len: usize, verdict: &mut Verdict) {
+        rules::check(&self.options, doc.root(), line_len, verdict);
+    }
+}

@@ -1,0 +1,83 @@
+//! The rule options, built once per run (ENVELOPE.md §3.1 size limits, §3.5 submit, and the
+//! CLI's `--require-version`).
+
+use std::collections::BTreeMap;
+
+/// The envelope versions this engine reads.
+pub const SUPPORTED_VERSIONS: std::ops::RangeInclusive<u32> = 1..=2;
+/// The version this engine writes.
+pub const NEWEST_VERSION: u32 = 2;
+/// The default envelope size limit: 1 MiB.
+pub const DEFAULT_MAX_ENVELOPE_BYTES: u64 = 1024 * 1024;
+
+/// What the rules are asked to check. Build one, then turn it into [`crate::EnvelopeRules`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleOptions {
+    /// The envelope size limit for queues without one of their own (`PAYLOAD_TOO_LARGE`).
+    pub max_envelope_bytes: u64,
+    /// Per-queue size limits; each replaces the global one for its queue.
+    pub queue_limits: BTreeMap<String, u64>,
+    /// Judge lines as the submit subset (§3.5) instead of full envelopes.
+    pub submit: bool,
+    /// Lines of another supported version get `UNSUPPORTED_VERSION`.
+    pub require_version: Option<u32>,
+    /// Compute the §3.4 warnings.
+    pub warnings: bool,
+}
+
+impl Default for RuleOptions {
+    fn default() -> Self {
+        RuleOptions {
+            max_envelope_bytes: DEFAULT_MAX_ENVELOPE_BYTES,
+            queue_limits: BTreeMap::new(),
+            submit: false,
+            require_version: None,
+            warnings: true,
+        }
+    }
+}
+
+/// Options that contradict each other or the spec.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OptionsError {
+    /// `--require-version` names a version this engine does not read.
+    #[error("--require-version {0}: supported versions are 1 and 2")]
+    UnsupportedVersion(u32),
+    /// `--require-version` with `--submit`: submitted lines carry no version.
+    #[error(
+        "--require-version does not go with --submit: a submitted line has no envelope_version"
+    )]
+    RequireVersionWithSubmit,
+}
+
+impl RuleOptions {
+    /// Checks the options against each other.
+    pub fn validate(&self) -> Result<(), OptionsError> {
+        if let Some(v) = self.require_version {
+            if !SUPPORTED_VERSIONS.contains(&v) {
+                return Err(OptionsError::UnsupportedVersion(v));
+            }
+            if self.submit {
+                return Err(OptionsError::RequireVersionWithSubmit);
+            }
+        }
+        Ok(())
+    }
+
+    /// The size limit of `queue` (its own, or the global one).
+    pub fn limit_for(&self, queue: Option<&str>) -> u64 {
+        queue
+            .and_then(|q| self.queue_limits.get(q))
+            .copied()
+            .unwrap_or(self.max_envelope_bytes)
+    }
+
+    /// The largest limit in force: a longer line cannot be valid whatever it holds.
+    pub fn largest_limit(&self) -> u64 {
+        self.queue_limits
+            .values()
+            .copied()
+            .fold(self.max_envelope_bytes, u64::max)
+    }
+}

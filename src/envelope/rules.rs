@@ -1,0 +1,791 @@
+//! The field rules of one envelope (§3.1, §3.3–§3.5, §4) and the shared checking helpers.
+
+use crate::diagnostic::{pointer, Diagnostic, ErrorCode};
+use crate::json::{Value, ValueKind};
+
+use super::attempts::History;
+use super::formats;
+use super::options::RuleOptions;
+use super::Verdict;
+
+/// Where a value sits, kept as parts so that the pointer is only built for a diagnostic.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Loc<'k> {
+    Top(&'static str),
+    Header(&'k str),
+    PayloadRef(&'static str),
+    Origin(&'static str),
+    Attempt(usize),
+    AttemptField(usize, &'static str),
+    AttemptError(usize, &'static str),
+}
+
+impl Loc<'_> {
+    fn pointer(self) -> String {
+        match self {
+            Loc::Top(f) => format!("/{f}"),
+            Loc::Header(key) => pointer("/headers", key),
+            Loc::PayloadRef(f) => format!("/payload_ref/{f}"),
+            Loc::Origin(f) => format!("/origin/{f}"),
+            Loc::Attempt(i) => format!("/attempts/{i}"),
+            Loc::AttemptField(i, f) => format!("/attempts/{i}/{f}"),
+            Loc::AttemptError(i, f) => format!("/attempts/{i}/error/{f}"),
+        }
+    }
+}
+
+/// A required-key timestamp that may be `null` (`next_attempt_at`, `finished_at`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stamp {
+    /// Missing or of the wrong type: rules that need it are skipped.
+    Unknown,
+    Null,
+    /// Set; the time when the text is a valid timestamp.
+    Set(Option<i64>),
+}
+
+impl Stamp {
+    pub(super) fn is_null(self) -> bool {
+        self == Stamp::Null
+    }
+    pub(super) fn is_set(self) -> bool {
+        matches!(self, Stamp::Set(_))
+    }
+    pub(super) fn time(self) -> Option<i64> {
+        match self {
+            Stamp::Set(t) => t,
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Pending,
+    InFlight,
+    Succeeded,
+    Dead,
+    Cancelled,
+}
+
+/// What a value is, for a message: "a string", "a number that is not an integer".
+fn describe(v: Value<'_>) -> &'static str {
+    match v.kind() {
+        ValueKind::Number if v.as_integer().is_some() => "an integer",
+        ValueKind::Number => "a number that is not a JSON integer",
+        kind => kind.described(),
+    }
+}
+
+/// Collects diagnostics for one line.
+pub(super) struct Checker<'o, 'v> {
+    pub(super) options: &'o RuleOptions,
+    pub(super) version: u32,
+    pub(super) out: &'v mut Verdict,
+}
+
+impl<'a> Checker<'_, '_> {
+    #[cold]
+    pub(super) fn error(&mut self, code: ErrorCode, loc: Loc<'_>, message: impl Into<String>) {
+        self.out
+            .errors
+            .push(Diagnostic::new(code, loc.pointer(), message));
+    }
+
+    #[cold]
+    pub(super) fn missing(&mut self, loc: Loc<'_>) {
+        self.error(ErrorCode::MissingField, loc, "required member is missing");
+    }
+
+    #[cold]
+    pub(super) fn wrong_type(&mut self, loc: Loc<'_>, expected: &str, found: Value<'_>) {
+        let message = format!("expected {expected}, found {}", describe(found));
+        self.error(ErrorCode::WrongType, loc, message);
+    }
+
+    /// A required string: `MISSING_FIELD` or `WRONG_TYPE` when it is not one.
+    pub(super) fn string(&mut self, v: Option<Value<'a>>, loc: Loc<'_>) -> Option<&'a str> {
+        let Some(v) = v else {
+            self.missing(loc);
+            return None;
+        };
+        let s = v.as_str();
+        if s.is_none() {
+            self.wrong_type(loc, "a string", v);
+        }
+        s
+    }
+
+    /// A required timestamp.
+    pub(super) fn timestamp(&mut self, v: Option<Value<'a>>, loc: Loc<'_>) -> Option<i64> {
+        let s = self.string(v, loc)?;
+        self.timestamp_text(s, loc)
+    }
+
+    fn timestamp_text(&mut self, s: &str, loc: Loc<'_>) -> Option<i64> {
+        let t = formats::parse_timestamp(s);
+        if t.is_none() {
+            self.error(
+                ErrorCode::InvalidTimestamp,
+                loc,
+                format!("{s:?} is not a UTC timestamp of the form YYYY-MM-DDTHH:MM:SS.mmmZ"),
+            );
+        }
+        t
+    }
+
+    /// A required key holding a timestamp or `null`.
+    pub(super) fn nullable_timestamp(&mut self, v: Option<Value<'a>>, loc: Loc<'_>) -> Stamp {
+        match v {
+            None => {
+                self.missing(loc);
+                Stamp::Unknown
+            }
+            Some(v) if v.is_null() => Stamp::Null,
+            Some(v) => match v.as_str() {
+                Some(s) => Stamp::Set(self.timestamp_text(s, loc)),
+                None => {
+                    self.wrong_type(loc, "a timestamp string or null", v);
+                    Stamp::Unknown
+                }
+            },
+        }
+    }
+
+    /// A required JSON integer in `min..=max`.
+    pub(super) fn integer(
+        &mut self,
+        v: Option<Value<'a>>,
+        loc: Loc<'_>,
+        min: i128,
+        max: i128,
+    ) -> Option<i128> {
+        let Some(v) = v else {
+            self.missing(loc);
+            return None;
+        };
+        let Some(n) = v.as_integer() else {
+            self.wrong_type(loc, "a JSON integer", v);
+            return None;
+        };
+        if !(min..=max).contains(&n) {
+            self.error(
+                ErrorCode::OutOfRange,
+                loc,
+                format!("must be between {min} and {max}"),
+            );
+            return None;
+        }
+        Some(n)
+    }
+
+    /// An optional string field with a byte limit and the truncation rule (`message`, `stack`).
+    pub(super) fn truncatable(&mut self, s: &str, limit: usize, loc: Loc<'_>) {
+        if !formats::within_limit(s, limit) {
+            self.error(
+                ErrorCode::FieldTooLong,
+                loc,
+                format!(
+                    "{} bytes: over the {limit}-byte limit and not cut as the truncation rule says",
+                    s.len()
+                ),
+            );
+        }
+    }
+}
+
+/// The top-level members the rules know, found in one pass over the object.
+#[derive(Default, Clone, Copy)]
+struct Top<'a> {
+    envelope_version: Option<Value<'a>>,
+    id: Option<Value<'a>>,
+    queue: Option<Value<'a>>,
+    handler_ref: Option<Value<'a>>,
+    handler_version: Option<Value<'a>>,
+    payload: Option<Value<'a>>,
+    payload_content_type: Option<Value<'a>>,
+    payload_ref: Option<Value<'a>>,
+    headers: Option<Value<'a>>,
+    status: Option<Value<'a>>,
+    attempt_count: Option<Value<'a>>,
+    redrive_count: Option<Value<'a>>,
+    next_attempt_at: Option<Value<'a>>,
+    lease_expires_at: Option<Value<'a>>,
+    created_at: Option<Value<'a>>,
+    attempts: Option<Value<'a>>,
+    origin: Option<Value<'a>>,
+}
+
+impl<'a> Top<'a> {
+    fn of(root: Value<'a>) -> Self {
+        let mut top = Top::default();
+        for (key, value) in root.members() {
+            let slot = match key {
+                "envelope_version" => &mut top.envelope_version,
+                "id" => &mut top.id,
+                "queue" => &mut top.queue,
+                "handler_ref" => &mut top.handler_ref,
+                "handler_version" => &mut top.handler_version,
+                "payload" => &mut top.payload,
+                "payload_content_type" => &mut top.payload_content_type,
+                "payload_ref" => &mut top.payload_ref,
+                "headers" => &mut top.headers,
+                "status" => &mut top.status,
+                "attempt_count" => &mut top.attempt_count,
+                "redrive_count" => &mut top.redrive_count,
+                "next_attempt_at" => &mut top.next_attempt_at,
+                "lease_expires_at" => &mut top.lease_expires_at,
+                "created_at" => &mut top.created_at,
+                "attempts" => &mut top.attempts,
+                "origin" => &mut top.origin,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        top
+    }
+}
+
+#[cold]
+pub(super) fn too_large(len: usize, limit: u64, queue: Option<&str>) -> Diagnostic {
+    let whose = match queue {
+        Some(q) => format!("the limit of queue {q:?}"),
+        None => "the envelope size limit".to_owned(),
+    };
+    Diagnostic::new(
+        ErrorCode::PayloadTooLarge,
+        "",
+        format!("the line is {len} bytes, over {whose} of {limit} bytes"),
+    )
+}
+
+/// Judges `root` (a line that passed the JSON layer) into `out`.
+pub(super) fn check(options: &RuleOptions, root: Value<'_>, line_len: usize, out: &mut Verdict) {
+    let top = Top::of(root);
+    let queue = top.queue.and_then(|v| v.as_str());
+    let limit = options.limit_for(queue);
+    if line_len as u64 > limit {
+        let own = queue.filter(|q| options.queue_limits.contains_key(*q));
+        out.errors.push(too_large(line_len, limit, own));
+    }
+    let mut c = Checker {
+        options,
+        version: 1,
+        out,
+    };
+    if options.submit {
+        c.submit(&top);
+        return;
+    }
+    let Some(version) = c.version(top.envelope_version) else {
+        return;
+    };
+    c.version = version;
+    c.out.version = Some(version);
+    c.envelope(&top);
+}
+
+const SERVER_ASSIGNED: [&str; 9] = [
+    "envelope_version",
+    "id",
+    "status",
+    "attempt_count",
+    "redrive_count",
+    "next_attempt_at",
+    "lease_expires_at",
+    "created_at",
+    "attempts",
+];
+
+/// Which header rules apply.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HeaderRules {
+    Envelope,
+    Submit,
+}
+
+impl<'a> Checker<'_, '_> {
+    /// `envelope_version`: the version whose rules apply, or `None` when it ends the checks.
+    fn version(&mut self, v: Option<Value<'a>>) -> Option<u32> {
+        let loc = Loc::Top("envelope_version");
+        let Some(v) = v else {
+            self.missing(loc);
+            return None;
+        };
+        let Some(n) = v.as_integer() else {
+            self.wrong_type(loc, "a JSON integer", v);
+            return None;
+        };
+        let version = u32::try_from(n)
+            .ok()
+            .filter(|n| super::SUPPORTED_VERSIONS.contains(n));
+        let Some(version) = version else {
+            self.error(
+                ErrorCode::UnsupportedVersion,
+                loc,
+                format!("version {n} is not supported (supported: 1 and 2)"),
+            );
+            return None;
+        };
+        if let Some(required) = self.options.require_version.filter(|&r| r != version) {
+            self.error(
+                ErrorCode::UnsupportedVersion,
+                loc,
+                format!("version {version}; --require-version {required}"),
+            );
+        }
+        Some(version)
+    }
+
+    fn envelope(&mut self, top: &Top<'a>) {
+        let id_time = self.id(top.id);
+        self.name(top.queue, Loc::Top("queue"));
+        self.name(top.handler_ref, Loc::Top("handler_ref"));
+        self.handler_version(top.handler_version);
+        if self.version >= 2 {
+            self.claim_check(top);
+        } else {
+            self.payload(top.payload);
+            self.reserved_payload_ref(top.payload_ref);
+        }
+        self.content_type(top.payload_content_type);
+        self.headers(top.headers, HeaderRules::Envelope, true);
+        if self.version >= 2 {
+            self.origin(top.origin);
+        }
+        let status = self.status(top.status);
+        let attempt_count = self.integer(
+            top.attempt_count,
+            Loc::Top("attempt_count"),
+            0,
+            u32::MAX.into(),
+        );
+        let redrive_count = self.integer(
+            top.redrive_count,
+            Loc::Top("redrive_count"),
+            0,
+            u32::MAX.into(),
+        );
+        let next = self.nullable_timestamp(top.next_attempt_at, Loc::Top("next_attempt_at"));
+        let lease = self.nullable_timestamp(top.lease_expires_at, Loc::Top("lease_expires_at"));
+        let created = self.timestamp(top.created_at, Loc::Top("created_at"));
+        let history = match top.attempts {
+            None => {
+                self.missing(Loc::Top("attempts"));
+                None
+            }
+            Some(v) if v.kind() != ValueKind::Array => {
+                self.wrong_type(Loc::Top("attempts"), "an array of attempt records", v);
+                None
+            }
+            Some(v) => Some(self.attempts(v, redrive_count)),
+        };
+        if let Some(status) = status {
+            self.consistency(status, next, lease, history.as_ref());
+        }
+        if let (Some(count), Some(h)) = (attempt_count, history.as_ref()) {
+            if count > h.len as i128 {
+                self.error(
+                    ErrorCode::InconsistentState,
+                    Loc::Top("attempt_count"),
+                    format!(
+                        "attempt_count is {count} but there are {} attempt records",
+                        h.len
+                    ),
+                );
+            }
+        }
+        if self.options.warnings {
+            self.warnings(id_time, created, history.as_ref());
+        }
+    }
+
+    /// `id`: its ULID time when it is a canonical ULID.
+    fn id(&mut self, v: Option<Value<'a>>) -> Option<u64> {
+        let loc = Loc::Top("id");
+        let s = self.string(v, loc)?;
+        let t = formats::ulid_time_ms(s);
+        if t.is_none() {
+            self.error(
+                ErrorCode::InvalidId,
+                loc,
+                format!("{s:?} is not a canonical ULID (26 upper-case Crockford base32 characters, the first 0-7)"),
+            );
+        }
+        t
+    }
+
+    fn name(&mut self, v: Option<Value<'a>>, loc: Loc<'_>) {
+        if let Some(s) = self.string(v, loc) {
+            if !formats::is_name(s) {
+                self.error(
+                    ErrorCode::InvalidName,
+                    loc,
+                    format!("{s:?} is not 1-240 characters of a-z 0-9 . _ -"),
+                );
+            }
+        }
+    }
+
+    fn handler_version(&mut self, v: Option<Value<'a>>) {
+        let loc = Loc::Top("handler_version");
+        match v {
+            None => {}
+            Some(v) if v.is_null() => {}
+            Some(v) => match v.as_str() {
+                Some(s) if !formats::is_handler_version(s) => self.error(
+                    ErrorCode::InvalidName,
+                    loc,
+                    "must be 1-240 bytes with no control characters",
+                ),
+                Some(_) => {}
+                None => self.wrong_type(loc, "a string or null", v),
+            },
+        }
+    }
+
+    fn payload(&mut self, v: Option<Value<'a>>) {
+        let loc = Loc::Top("payload");
+        if let Some(s) = self.string(v, loc) {
+            if base64_simd::STANDARD.check(s.as_bytes()).is_err() {
+                self.error(
+                    ErrorCode::InvalidBase64,
+                    loc,
+                    "not canonical standard base64 (A-Z a-z 0-9 + /, = padding, no white space, unused bits zero)",
+                );
+            }
+        }
+    }
+
+    /// v1 (and submit): `payload_ref` is reserved, absent or `null`.
+    fn reserved_payload_ref(&mut self, v: Option<Value<'a>>) {
+        if let Some(v) = v.filter(|v| !v.is_null()) {
+            self.error(
+                ErrorCode::PayloadRefReserved,
+                Loc::Top("payload_ref"),
+                format!(
+                    "payload_ref is reserved in version 1 and must be absent or null, found {}",
+                    describe(v)
+                ),
+            );
+        }
+    }
+
+    /// v2 claim-check: a set `payload_ref` replaces `payload` (§4.1).
+    fn claim_check(&mut self, top: &Top<'a>) {
+        let Some(r) = top.payload_ref.filter(|v| !v.is_null()) else {
+            self.payload(top.payload);
+            return;
+        };
+        let bad = ErrorCode::InvalidPayloadRef;
+        if top.payload.is_some() {
+            self.error(
+                bad,
+                Loc::Top("payload"),
+                "payload must be absent when payload_ref is set",
+            );
+        }
+        if r.kind() != ValueKind::Object {
+            self.error(
+                bad,
+                Loc::Top("payload_ref"),
+                format!(
+                    "expected an object {{uri, sha256, size}} or null, found {}",
+                    describe(r)
+                ),
+            );
+            return;
+        }
+        let uri = r.get("uri");
+        if !uri
+            .and_then(|v| v.as_str())
+            .is_some_and(formats::is_payload_uri)
+        {
+            self.error(
+                bad,
+                Loc::PayloadRef("uri"),
+                "expected a URI string (scheme \":\" then RFC 3986 characters)",
+            );
+        }
+        let sha = r.get("sha256");
+        if !sha
+            .and_then(|v| v.as_str())
+            .is_some_and(formats::is_sha256_hex)
+        {
+            self.error(
+                bad,
+                Loc::PayloadRef("sha256"),
+                "expected 64 lower-case hex digits",
+            );
+        }
+        let size = r.get("size").and_then(|v| v.as_integer());
+        if !size.is_some_and(|n| (0..=i128::from(u64::MAX)).contains(&n)) {
+            self.error(
+                bad,
+                Loc::PayloadRef("size"),
+                "expected a JSON integer from 0 to 2^64-1",
+            );
+        }
+    }
+
+    fn content_type(&mut self, v: Option<Value<'a>>) {
+        let loc = Loc::Top("payload_content_type");
+        if let Some(s) = self.string(v, loc) {
+            if !formats::is_media_type(s) {
+                self.error(
+                    ErrorCode::InvalidContentType,
+                    loc,
+                    format!("{s:?} is not a media type such as application/json; charset=utf-8 (at most 255 bytes)"),
+                );
+            }
+        }
+    }
+
+    fn headers(&mut self, v: Option<Value<'a>>, rules: HeaderRules, required: bool) {
+        let loc = Loc::Top("headers");
+        let Some(v) = v else {
+            if required {
+                self.missing(loc);
+            }
+            return;
+        };
+        if v.kind() != ValueKind::Object {
+            self.wrong_type(loc, "an object of string values", v);
+            return;
+        }
+        for (key, value) in v.members() {
+            let loc = Loc::Header(key);
+            if key.is_empty() {
+                self.error(
+                    ErrorCode::InvalidHeader,
+                    loc,
+                    "a header key must not be empty",
+                );
+            } else if rules == HeaderRules::Submit
+                && key
+                    .as_bytes()
+                    .get(..4)
+                    .is_some_and(|p| p.eq_ignore_ascii_case(b"rdq."))
+            {
+                self.error(
+                    ErrorCode::ReservedHeader,
+                    loc,
+                    "rdq.* headers are set by the server, not by a submitter",
+                );
+            } else if self.version >= 2 && matches!(key, "rdq.source" | "rdq.submitted_by") {
+                self.error(
+                    ErrorCode::InvalidHeader,
+                    loc,
+                    format!("in version 2 {key} moved to origin.{}", &key[4..]),
+                );
+            }
+            if value.as_str().is_none() {
+                self.wrong_type(loc, "a string", value);
+            }
+        }
+    }
+
+    /// v2: the typed origin (§4.3).
+    fn origin(&mut self, v: Option<Value<'a>>) {
+        let loc = Loc::Top("origin");
+        let Some(v) = v else {
+            self.missing(loc);
+            return;
+        };
+        if v.kind() != ValueKind::Object {
+            self.wrong_type(loc, "an object", v);
+            return;
+        }
+        for (key, value) in v.members() {
+            let field = match key {
+                "source" => "source",
+                "submitted_by" => "submitted_by",
+                _ => continue,
+            };
+            if value.as_str().is_none() {
+                self.wrong_type(Loc::Origin(field), "a string", value);
+            }
+        }
+    }
+
+    fn status(&mut self, v: Option<Value<'a>>) -> Option<Status> {
+        let loc = Loc::Top("status");
+        let s = self.string(v, loc)?;
+        let status = match s {
+            "PENDING" => Status::Pending,
+            "IN_FLIGHT" => Status::InFlight,
+            "SUCCEEDED" => Status::Succeeded,
+            "DEAD" => Status::Dead,
+            "CANCELLED" if self.version >= 2 => Status::Cancelled,
+            _ => {
+                let known = if self.version >= 2 {
+                    "PENDING, IN_FLIGHT, SUCCEEDED, DEAD or CANCELLED"
+                } else {
+                    "PENDING, IN_FLIGHT, SUCCEEDED or DEAD"
+                };
+                self.error(
+                    ErrorCode::UnknownStatus,
+                    loc,
+                    format!(
+                        "{s:?} is not a status of version {}: expected {known}",
+                        self.version
+                    ),
+                );
+                return None;
+            }
+        };
+        Some(status)
+    }
+
+    /// §3.3 and §4.2: what each status says of the timestamps and the attempts.
+    fn consistency(
+        &mut self,
+        status: Status,
+        next: Stamp,
+        lease: Stamp,
+        history: Option<&History<'a>>,
+    ) {
+        let bad = ErrorCode::InconsistentState;
+        let name = match status {
+            Status::Pending => "PENDING",
+            Status::InFlight => "IN_FLIGHT",
+            Status::Succeeded => "SUCCEEDED",
+            Status::Dead => "DEAD",
+            Status::Cancelled => "CANCELLED",
+        };
+        let (next_set, lease_set) = match status {
+            Status::Pending => (Some(true), false),
+            Status::InFlight => (None, true),
+            _ => (Some(false), false),
+        };
+        match next_set {
+            Some(true) if next.is_null() => self.error(
+                bad,
+                Loc::Top("next_attempt_at"),
+                format!("a {name} task must have next_attempt_at set"),
+            ),
+            Some(false) if next.is_set() => self.error(
+                bad,
+                Loc::Top("next_attempt_at"),
+                format!("a {name} task must have next_attempt_at null"),
+            ),
+            _ => {}
+        }
+        if lease_set && lease.is_null() {
+            self.error(
+                bad,
+                Loc::Top("lease_expires_at"),
+                format!("a {name} task must have lease_expires_at set"),
+            );
+        } else if !lease_set && lease.is_set() {
+            self.error(
+                bad,
+                Loc::Top("lease_expires_at"),
+                format!("a {name} task must have lease_expires_at null"),
+            );
+        }
+        let Some(h) = history else {
+            return;
+        };
+        let last_in_flight = h.last.and_then(|l| match l.finished {
+            Stamp::Unknown => None,
+            f => Some(f.is_null()),
+        });
+        let last_outcome = h.last.and_then(|l| l.outcome);
+        let problem = match status {
+            Status::Pending | Status::Cancelled if h.any_in_flight => {
+                Some("no attempt may be in flight")
+            }
+            Status::InFlight | Status::Succeeded | Status::Dead if h.len == 0 => {
+                Some("there must be at least one attempt")
+            }
+            Status::InFlight if last_in_flight == Some(false) => {
+                Some("the last attempt must be in flight")
+            }
+            Status::Succeeded | Status::Dead if last_in_flight == Some(true) => {
+                Some("the last attempt must be finished")
+            }
+            Status::Succeeded
+                if last_in_flight == Some(false)
+                    && last_outcome.is_some_and(|o| o != "SUCCESS") =>
+            {
+                Some("the last attempt must have outcome SUCCESS")
+            }
+            Status::Dead if last_in_flight == Some(false) && last_outcome == Some("SUCCESS") => {
+                Some("the last attempt must not have outcome SUCCESS")
+            }
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            self.error(
+                bad,
+                Loc::Top("attempts"),
+                format!("status is {name}: {problem}"),
+            );
+        }
+    }
+
+    fn warnings(
+        &mut self,
+        id_time: Option<u64>,
+        created: Option<i64>,
+        history: Option<&History<'a>>,
+    ) {
+        let Some(created) = created else {
+            return;
+        };
+        if let Some(id_time) = id_time {
+            let skew = (id_time as i64).abs_diff(created);
+            if skew > 1000 {
+                self.out.warnings.push(Diagnostic::new(
+                    ErrorCode::IdTimeMismatch,
+                    "/id",
+                    format!("the ULID's time and created_at differ by {skew} ms"),
+                ));
+            }
+        }
+        if let Some(started) = history.and_then(|h| h.first_started) {
+            if created > started {
+                self.out.warnings.push(Diagnostic::new(
+                    ErrorCode::CreatedAfterStart,
+                    "/created_at",
+                    format!(
+                        "created_at is {} ms after the first attempt started",
+                        created - started
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// The submit subset (§3.5).
+    fn submit(&mut self, top: &Top<'a>) {
+        let present: [Option<Value<'a>>; 9] = [
+            top.envelope_version,
+            top.id,
+            top.status,
+            top.attempt_count,
+            top.redrive_count,
+            top.next_attempt_at,
+            top.lease_expires_at,
+            top.created_at,
+            top.attempts,
+        ];
+        for (field, value) in SERVER_ASSIGNED.iter().zip(present) {
+            if value.is_some() {
+                self.error(
+                    ErrorCode::ServerAssignedField,
+                    Loc::Top(field),
+                    format!("{field} is assigned by the server and must not be submitted"),
+                );
+            }
+        }
+        self.name(top.queue, Loc::Top("queue"));
+        self.name(top.handler_ref, Loc::Top("handler_ref"));
+        self.handler_version(top.handler_version);
+        self.payload(top.payload);
+        self.reserved_payload_ref(top.payload_ref);
+        self.content_type(top.payload_content_type);
+        self.headers(top.headers, HeaderRules::Submit, false);
+    }
+}
