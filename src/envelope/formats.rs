@@ -77,7 +77,8 @@ const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 ///
 /// ```
 /// use rdq_envelope::envelope::formats::ulid_time_ms;
-/// assert_eq!(ulid_time_ms("01ARZ3NDEKTSV4RRFFQ69G5FAV"), Some(1469918176385));
+/// // 2024-05-01T12:00:00.000Z
+/// assert_eq!(ulid_time_ms("01HWT0D7G0Q8V9W2R4T6Y8A0B2"), Some(1_714_564_800_000));
 /// assert_eq!(ulid_time_ms("01arz3ndektsv4rrffq69g5fav"), None);
 /// assert_eq!(ulid_time_ms("81ARZ3NDEKTSV4RRFFQ69G5FAV"), None);
 /// ```
