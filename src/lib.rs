@@ -3,6 +3,8 @@
 
 pub mod diagnostic;
 pub mod envelope;
+pub mod framing;
+pub mod io;
 pub mod json;
 
 pub use diagnostic::{Diagnostic, ErrorCode, Severity};

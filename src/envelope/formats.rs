@@ -70,7 +70,17 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+/// Crockford base32 digit values by byte; 0xFF for bytes that are not canonical digits.
+const CROCKFORD_VALUE: [u8; 256] = {
+    let digits = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    let mut table = [0xFF; 256];
+    let mut i = 0;
+    while i < digits.len() {
+        table[digits[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
 
 /// The 48-bit millisecond time of a canonical ULID (26 upper-case Crockford base32
 /// characters, the first `0`–`7`), or `None` when `s` is not one.
@@ -89,9 +99,12 @@ pub fn ulid_time_ms(s: &str) -> Option<u64> {
     }
     let mut time = 0u64;
     for (i, &c) in b.iter().enumerate() {
-        let digit = CROCKFORD.iter().position(|&d| d == c)? as u64;
+        let digit = CROCKFORD_VALUE[usize::from(c)];
+        if digit == 0xFF {
+            return None;
+        }
         if i < 10 {
-            time = time << 5 | digit;
+            time = time << 5 | u64::from(digit);
         }
     }
     Some(time)

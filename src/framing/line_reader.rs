@@ -1,0 +1,698 @@
+//! The line reader: one recycled buffer, absolute offsets, a hard cap on line length.
+//!
+//! The shape follows ripgrep's line buffer: bytes are read into one `Vec<u8>` that is reused for
+//! the whole stream; before each read the unconsumed tail (the start of a line whose end has not
+//! arrived yet) is rolled to the front; line ends are found with `memchr`. The buffer grows, by
+//! doubling, only while a pending line could still be within the cap. Past the cap, the line's
+//! first [`TOO_LONG_PREFIX_BYTES`] bytes are kept (for the rejects' `raw`) and the rest is dropped
+//! as it streams past, counted: the buffer never grows past max(cap + 2, prefix) plus one read
+//! block, whatever the input.
+
+use std::io::{self, Read};
+
+/// Default reader cap (ENVELOPE.md §1.5): 16 MiB.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// How many leading bytes of an over-long line the reader keeps (CLI.md, rejects `raw`).
+pub const TOO_LONG_PREFIX_BYTES: usize = 65_536;
+
+/// Room for one read beyond the longest pending line the buffer must hold.
+const READ_BLOCK: usize = 64 * 1024;
+
+/// The buffer's starting size, unless [`LineReader::with_capacity`] says otherwise.
+const DEFAULT_CAPACITY: usize = READ_BLOCK;
+
+/// The UTF-8 byte-order mark, skipped at the very start of a stream (ENVELOPE.md §1.2).
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What kind of line the reader found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// A line with content to judge.
+    Content,
+    /// Empty, or only space, tab and CR (ENVELOPE.md §1.3): skipped, but counted.
+    Blank,
+    /// Content longer than the reader cap (`LINE_TOO_LONG`); only a prefix of it is kept.
+    TooLong,
+}
+
+/// One line of the stream, borrowed from the reader's buffer until the next call.
+#[derive(Debug, Clone, Copy)]
+pub struct Line<'a> {
+    /// 1-based line number within this stream, blank lines counted.
+    pub number: u64,
+    /// Absolute byte offset of the line's first byte in the (decompressed) stream, BOM included.
+    pub offset: u64,
+    /// The line's content without its terminator (LF or CR LF). For `TooLong`, only the first
+    /// min(len, TOO_LONG_PREFIX_BYTES) bytes.
+    pub content: &'a [u8],
+    /// Full content length in bytes (terminator excluded), also for `TooLong`.
+    pub len: u64,
+    /// Whether the line is content, blank, or over the cap.
+    pub kind: LineKind,
+}
+
+/// Reads a byte stream as lines (ENVELOPE.md §1), with bounded memory.
+///
+/// ```
+/// use rdq_envelope::framing::{LineKind, LineReader};
+///
+/// let mut rdr = LineReader::new(&b"\xEF\xBB\xBF{}\r\n\n{\"a\":1}"[..]);
+/// let first = rdr.next_line()?.expect("a line");
+/// assert_eq!((first.number, first.offset, first.content), (1, 3, &b"{}"[..]));
+/// assert_eq!(rdr.next_line()?.expect("a line").kind, LineKind::Blank);
+/// let third = rdr.next_line()?.expect("a line");
+/// assert_eq!((third.number, third.offset, third.len), (3, 8, 7));
+/// assert!(rdr.next_line()?.is_none());
+/// assert_eq!(rdr.offset(), 15);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct LineReader<R> {
+    rdr: R,
+    /// The recycled buffer; `buf[pos..end]` holds bytes read but not yet returned in a line.
+    buf: Vec<u8>,
+    /// Start of the pending line in `buf`.
+    pos: usize,
+    /// End of the bytes read into `buf`.
+    end: usize,
+    /// How many bytes from `pos` on are known to hold no LF, so no byte is searched twice.
+    scanned: usize,
+    /// Bytes of the pending line dropped from the buffer: they lie, in the stream, between the
+    /// kept prefix `buf[pos..pos + TOO_LONG_PREFIX_BYTES]` and the bytes read after them.
+    dropped: u64,
+    /// Whether the last dropped byte was a CR, which is the terminator's if an LF comes next.
+    dropped_cr: bool,
+    /// Absolute stream offset of the pending line's first byte.
+    offset: u64,
+    /// Lines returned so far.
+    lines: u64,
+    max_line_bytes: usize,
+    /// The BOM check is done once, at the start of the stream.
+    bom_checked: bool,
+    /// The underlying reader reported end of stream.
+    eof: bool,
+}
+
+impl<R: Read> LineReader<R> {
+    /// A reader with the default cap, [`DEFAULT_MAX_LINE_BYTES`].
+    pub fn new(rdr: R) -> Self {
+        Self::with_max_line_bytes(rdr, DEFAULT_MAX_LINE_BYTES)
+    }
+
+    /// A reader whose lines longer than `max_line_bytes` (terminator excluded) are `TooLong`.
+    pub fn with_max_line_bytes(rdr: R, max_line_bytes: usize) -> Self {
+        Self::with_capacity(rdr, max_line_bytes, DEFAULT_CAPACITY)
+    }
+
+    /// Like [`with_max_line_bytes`](Self::with_max_line_bytes), with the initial buffer
+    /// capacity given (tests use tiny ones). The buffer still grows as the cap needs.
+    pub fn with_capacity(rdr: R, max_line_bytes: usize, initial_capacity: usize) -> Self {
+        LineReader {
+            rdr,
+            buf: vec![0; initial_capacity],
+            pos: 0,
+            end: 0,
+            scanned: 0,
+            dropped: 0,
+            dropped_cr: false,
+            offset: 0,
+            lines: 0,
+            max_line_bytes,
+            bom_checked: false,
+            eof: false,
+        }
+    }
+
+    /// The next line, or `None` at end of stream (and at every call after it). Errors are the
+    /// underlying reader's; after one, nothing read so far is lost and the call may be repeated.
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        if !self.bom_checked {
+            self.skip_bom()?;
+        }
+        loop {
+            let from = self.pos + self.scanned;
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[from..self.end]) {
+                return Ok(Some(self.take_line(from + i - self.pos, true)));
+            }
+            self.scanned = self.end - self.pos;
+            self.drop_excess();
+            if self.eof {
+                if self.end == self.pos && self.dropped == 0 {
+                    // An LF at the very end does not begin another line (ENVELOPE.md §1.1).
+                    return Ok(None);
+                }
+                return Ok(Some(self.take_line(self.end - self.pos, false)));
+            }
+            self.fill()?;
+        }
+    }
+
+    /// Bytes of the stream consumed so far into lines (the offset reached), BOM and
+    /// terminators included. At end of stream it is the stream's length.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Lines returned so far.
+    pub fn lines(&self) -> u64 {
+        self.lines
+    }
+
+    /// The cap: lines with more content bytes than this are `TooLong`.
+    pub fn max_line_bytes(&self) -> usize {
+        self.max_line_bytes
+    }
+
+    /// The underlying reader. Bytes read from it but not yet returned in a line are lost.
+    pub fn into_inner(self) -> R {
+        self.rdr
+    }
+
+    /// Skips a BOM at the very start, even when it arrives over several short reads.
+    fn skip_bom(&mut self) -> io::Result<()> {
+        while self.end - self.pos < BOM.len() && !self.eof {
+            self.fill()?;
+        }
+        if self.buf[self.pos..self.end].starts_with(BOM) {
+            self.pos += BOM.len();
+            self.offset += BOM.len() as u64;
+        }
+        self.bom_checked = true;
+        Ok(())
+    }
+
+    /// Returns the pending line, whose bytes before its end (its LF, or the end of the stream)
+    /// are `buf[pos..pos + avail]` plus the `dropped` ones, and moves past it.
+    fn take_line(&mut self, avail: usize, terminated: bool) -> Line<'_> {
+        let start = self.pos;
+        let raw = avail as u64 + self.dropped;
+        // A CR belongs to the terminator only when an LF follows it; when the bytes just before
+        // the LF were dropped, the last of them may have been that CR.
+        let cr = terminated
+            && if self.dropped > 0 && avail == TOO_LONG_PREFIX_BYTES {
+                self.dropped_cr
+            } else {
+                avail > 0 && self.buf[start + avail - 1] == b'\r'
+            };
+        let len = raw - u64::from(cr);
+        let (kind, shown) = if len > self.max_line_bytes as u64 {
+            // When bytes were dropped, len >= TOO_LONG_PREFIX_BYTES: the kept prefix is whole.
+            let shown = len.min(TOO_LONG_PREFIX_BYTES as u64) as usize;
+            (LineKind::TooLong, shown)
+        } else {
+            // Within the cap nothing was dropped, so the whole content is in the buffer.
+            let content = &self.buf[start..start + len as usize];
+            let blank = content.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'));
+            let kind = if blank {
+                LineKind::Blank
+            } else {
+                LineKind::Content
+            };
+            (kind, len as usize)
+        };
+
+        let offset = self.offset;
+        self.offset += raw + u64::from(terminated);
+        self.lines += 1;
+        self.pos += avail + usize::from(terminated);
+        self.scanned = 0;
+        self.dropped = 0;
+        self.dropped_cr = false;
+        Line {
+            number: self.lines,
+            offset,
+            content: &self.buf[start..start + shown],
+            len,
+            kind,
+        }
+    }
+
+    /// Once the pending line, with no LF seen yet, is surely over the cap, keeps only its first
+    /// [`TOO_LONG_PREFIX_BYTES`] bytes in the buffer and counts the rest as dropped.
+    fn drop_excess(&mut self) {
+        let avail = self.end - self.pos;
+        // cap + 1 bytes without an LF may still be cap bytes of content and the CR of a CR LF
+        // whose LF is in the next read: only at cap + 2 is the line surely too long.
+        let surely_too_long =
+            avail as u64 + self.dropped >= (self.max_line_bytes as u64).saturating_add(2);
+        if surely_too_long && avail > TOO_LONG_PREFIX_BYTES {
+            self.dropped_cr = self.buf[self.end - 1] == b'\r';
+            self.dropped += (avail - TOO_LONG_PREFIX_BYTES) as u64;
+            self.end = self.pos + TOO_LONG_PREFIX_BYTES;
+            self.scanned = TOO_LONG_PREFIX_BYTES;
+        }
+    }
+
+    /// Reads more bytes after the pending ones, rolling them to the front and growing the buffer
+    /// first if there is no room. Sets `eof` when the reader has no more.
+    fn fill(&mut self) -> io::Result<()> {
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+        }
+        if self.end == self.buf.len() {
+            // A pending line holds at most cap + 1 bytes before it is judged too long, and at
+            // most the prefix after: beyond that, the buffer only needs room for one read.
+            // Without that room, a too-long line would stream past in 1-byte reads.
+            let most = self
+                .max_line_bytes
+                .saturating_add(2)
+                .max(TOO_LONG_PREFIX_BYTES)
+                .saturating_add(READ_BLOCK);
+            let grown = self.buf.len().saturating_mul(2).min(most);
+            self.buf.resize(grown.max(self.end + 1), 0);
+        }
+        let room = self.buf.len() - self.end;
+        loop {
+            match self.rdr.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(());
+                }
+                Ok(n) if n <= room => {
+                    self.end += n;
+                    return Ok(());
+                }
+                // A broken `Read` impl must not make us index past the buffer.
+                Ok(_) => {
+                    return Err(io::Error::other(
+                        "reader reported more bytes than the buffer it was given",
+                    ));
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that hands out its data in reads of the given sizes (cycled), then EOF.
+    struct Chunked<'a> {
+        data: &'a [u8],
+        sizes: &'a [usize],
+        next: usize,
+        /// Return `Interrupted` before every read, once.
+        interrupt: bool,
+        interrupted: bool,
+    }
+
+    impl<'a> Chunked<'a> {
+        fn new(data: &'a [u8], sizes: &'a [usize]) -> Self {
+            Chunked {
+                data,
+                sizes,
+                next: 0,
+                interrupt: false,
+                interrupted: false,
+            }
+        }
+    }
+
+    impl Read for Chunked<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.interrupt && !self.interrupted {
+                self.interrupted = true;
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            self.interrupted = false;
+            let size = self.sizes[self.next % self.sizes.len()];
+            self.next += 1;
+            let n = size.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    /// (number, offset, content, len, kind) of every line, owned.
+    type Seen = Vec<(u64, u64, Vec<u8>, u64, LineKind)>;
+
+    fn collect<R: Read>(mut rdr: LineReader<R>) -> Seen {
+        let mut seen = Vec::new();
+        while let Some(line) = rdr.next_line().expect("reads from memory do not fail") {
+            seen.push((
+                line.number,
+                line.offset,
+                line.content.to_vec(),
+                line.len,
+                line.kind,
+            ));
+        }
+        seen
+    }
+
+    fn lines(data: &[u8]) -> Seen {
+        collect(LineReader::new(data))
+    }
+
+    fn lines_capped(data: &[u8], cap: usize) -> Seen {
+        let whole = collect(LineReader::with_max_line_bytes(data, cap));
+        // The same stream in 1-byte reads from a 1-byte buffer must frame identically.
+        let bytewise = collect(LineReader::with_capacity(Chunked::new(data, &[1]), cap, 1));
+        assert_eq!(whole, bytewise);
+        whole
+    }
+
+    use LineKind::{Blank, Content, TooLong};
+
+    fn l(number: u64, offset: u64, content: &[u8], len: u64, kind: LineKind) -> Seen {
+        vec![(number, offset, content.to_vec(), len, kind)]
+    }
+
+    #[test]
+    fn empty_stream_has_no_lines() {
+        assert_eq!(lines(b""), vec![]);
+        let mut rdr = LineReader::new(&b""[..]);
+        assert!(rdr.next_line().unwrap().is_none());
+        assert!(rdr.next_line().unwrap().is_none());
+        assert_eq!((rdr.offset(), rdr.lines()), (0, 0));
+    }
+
+    #[test]
+    fn lf_terminates_and_final_lf_starts_no_line() {
+        assert_eq!(lines(b"a\n"), l(1, 0, b"a", 1, Content));
+        assert_eq!(lines(b"\n"), l(1, 0, b"", 0, Blank));
+        let both = [l(1, 0, b"ab", 2, Content), l(2, 3, b"c", 1, Content)].concat();
+        assert_eq!(lines(b"ab\nc\n"), both);
+    }
+
+    #[test]
+    fn final_line_without_lf_is_a_line() {
+        let both = [l(1, 0, b"ab", 2, Content), l(2, 3, b"cd", 2, Content)].concat();
+        assert_eq!(lines(b"ab\ncd"), both);
+        assert_eq!(lines(b"x"), l(1, 0, b"x", 1, Content));
+    }
+
+    #[test]
+    fn crlf_cr_belongs_to_terminator() {
+        let both = [l(1, 0, b"ab", 2, Content), l(2, 4, b"c", 1, Content)].concat();
+        assert_eq!(lines(b"ab\r\nc\r\n"), both);
+        // Only one CR is the terminator's.
+        assert_eq!(lines(b"a\r\r\n"), l(1, 0, b"a\r", 2, Content));
+    }
+
+    #[test]
+    fn lone_cr_is_content_not_a_terminator() {
+        assert_eq!(lines(b"a\rb\n"), l(1, 0, b"a\rb", 3, Content));
+        // A CR at the end of the stream has no LF after it: it is content.
+        assert_eq!(lines(b"a\r"), l(1, 0, b"a\r", 2, Content));
+        assert_eq!(lines(b"\r"), l(1, 0, b"\r", 1, Blank));
+    }
+
+    #[test]
+    fn blank_lines_are_counted() {
+        let seen = lines(b"\n \t\r\n\r\r\n{}\n \x0b\n");
+        let kinds: Vec<_> = seen.iter().map(|s| (s.0, s.1, s.4)).collect();
+        let want = [
+            (1, 0, Blank),
+            (2, 1, Blank),
+            (3, 5, Blank),
+            (4, 8, Content),
+            // Vertical tab is not JSON white space.
+            (5, 11, Content),
+        ];
+        assert_eq!(kinds, want);
+    }
+
+    #[test]
+    fn bom_is_skipped_but_counted_in_offsets() {
+        assert_eq!(lines(b"\xEF\xBB\xBF"), vec![]);
+        assert_eq!(lines(b"\xEF\xBB\xBF\n"), l(1, 3, b"", 0, Blank));
+        let both = [l(1, 3, b"{}", 2, Content), l(2, 6, b"x", 1, Content)].concat();
+        assert_eq!(lines(b"\xEF\xBB\xBF{}\nx"), both);
+        let mut rdr = LineReader::new(&b"\xEF\xBB\xBF"[..]);
+        assert!(rdr.next_line().unwrap().is_none());
+        assert_eq!(rdr.offset(), 3);
+    }
+
+    #[test]
+    fn bom_only_at_start_and_only_whole() {
+        // A second BOM is content.
+        assert_eq!(
+            lines(b"\xEF\xBB\xBF\xEF\xBB\xBFa"),
+            l(1, 3, b"\xEF\xBB\xBFa", 4, Content)
+        );
+        assert_eq!(
+            lines(b"a\n\xEF\xBB\xBF")[1],
+            (2, 2, b"\xEF\xBB\xBF".to_vec(), 3, Content)
+        );
+        // A partial BOM is content.
+        assert_eq!(lines(b"\xEF\xBB"), l(1, 0, b"\xEF\xBB", 2, Content));
+        assert_eq!(lines(b"\xEF\xBBa"), l(1, 0, b"\xEF\xBBa", 3, Content));
+    }
+
+    #[test]
+    fn bom_split_across_reads() {
+        let data = b"\xEF\xBB\xBFab\ncd";
+        let want = [l(1, 3, b"ab", 2, Content), l(2, 6, b"cd", 2, Content)].concat();
+        for sizes in [&[1][..], &[2, 1], &[1, 2], &[2, 2]] {
+            let rdr = LineReader::with_capacity(Chunked::new(data, sizes), 100, 64 * 1024);
+            assert_eq!(collect(rdr), want, "reads of {sizes:?}");
+            let rdr = LineReader::with_capacity(Chunked::new(data, sizes), 100, 1);
+            assert_eq!(collect(rdr), want, "reads of {sizes:?}, 1-byte buffer");
+        }
+    }
+
+    #[test]
+    fn offset_and_lines_track_progress() {
+        let mut rdr = LineReader::new(&b"ab\r\n\ncd"[..]);
+        assert_eq!((rdr.offset(), rdr.lines()), (0, 0));
+        rdr.next_line().unwrap();
+        assert_eq!((rdr.offset(), rdr.lines()), (4, 1));
+        rdr.next_line().unwrap();
+        assert_eq!((rdr.offset(), rdr.lines()), (5, 2));
+        rdr.next_line().unwrap();
+        assert_eq!((rdr.offset(), rdr.lines()), (7, 3));
+        assert!(rdr.next_line().unwrap().is_none());
+        assert_eq!((rdr.offset(), rdr.lines()), (7, 3));
+    }
+
+    #[test]
+    fn cap_boundaries() {
+        // Exactly the cap is fine; one more is too long.
+        assert_eq!(lines_capped(b"abcd\n", 4), l(1, 0, b"abcd", 4, Content));
+        assert_eq!(lines_capped(b"abcde\n", 4), l(1, 0, b"abcde", 5, TooLong));
+        assert_eq!(lines_capped(b"abcd", 4), l(1, 0, b"abcd", 4, Content));
+        assert_eq!(lines_capped(b"abcde", 4), l(1, 0, b"abcde", 5, TooLong));
+        // The CR of CR LF is the terminator's, not counted against the cap.
+        assert_eq!(lines_capped(b"abcd\r\n", 4), l(1, 0, b"abcd", 4, Content));
+        assert_eq!(lines_capped(b"abcde\r\n", 4), l(1, 0, b"abcde", 5, TooLong));
+        // Without an LF after it, the CR is content and counts.
+        assert_eq!(lines_capped(b"abcd\r", 4), l(1, 0, b"abcd\r", 5, TooLong));
+        // A cap of zero allows only empty lines.
+        assert_eq!(lines_capped(b"\r\n", 0), l(1, 0, b"", 0, Blank));
+        assert_eq!(lines_capped(b" \n", 0), l(1, 0, b" ", 1, TooLong));
+    }
+
+    #[test]
+    fn cap_is_checked_before_blankness() {
+        assert_eq!(lines_capped(b"     \n", 4), l(1, 0, b"     ", 5, TooLong));
+    }
+
+    #[test]
+    fn cap_crlf_split_across_reads() {
+        // cap bytes, then CR and LF in reads of their own: not too long.
+        let data = b"abcd\r\nxy\n";
+        let want = [l(1, 0, b"abcd", 4, Content), l(2, 6, b"xy", 2, Content)].concat();
+        for sizes in [&[4, 1, 1][..], &[5, 1], &[1], &[4, 2]] {
+            let rdr = LineReader::with_capacity(Chunked::new(data, sizes), 4, 1);
+            assert_eq!(collect(rdr), want, "reads of {sizes:?}");
+        }
+    }
+
+    #[test]
+    fn cap_crlf_split_across_reads_with_cap_past_the_prefix() {
+        // Here the bytes past the prefix are dropped while the line is pending: the CR of a
+        // line of exactly the cap must not be taken for content and dropped.
+        for cap in [
+            TOO_LONG_PREFIX_BYTES - 1,
+            TOO_LONG_PREFIX_BYTES,
+            TOO_LONG_PREFIX_BYTES + 3,
+        ] {
+            let body = vec![b'c'; cap];
+            let data = [&body[..], b"\r\nxy"].concat();
+            let want = [
+                l(1, 0, &body, cap as u64, Content),
+                l(2, cap as u64 + 2, b"xy", 2, Content),
+            ]
+            .concat();
+            for sizes in [&[cap, 1, 1][..], &[cap + 1, 1], &[1]] {
+                let rdr = LineReader::with_capacity(Chunked::new(&data, sizes), cap, 1);
+                assert_eq!(collect(rdr), want, "cap {cap}, reads of {:?}", &sizes[..1]);
+            }
+        }
+    }
+
+    #[test]
+    fn too_long_keeps_prefix_and_next_line_is_right() {
+        let cap = 100;
+        let body: Vec<u8> = (0..200_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        for terminator in [&b"\n"[..], b"\r\n"] {
+            let data = [&body[..], terminator, b"{}\n"].concat();
+            let seen = lines_capped(&data, cap);
+            let next_offset = (body.len() + terminator.len()) as u64;
+            let want = [
+                l(1, 0, &body[..TOO_LONG_PREFIX_BYTES], 200_000, TooLong),
+                l(2, next_offset, b"{}", 2, Content),
+            ]
+            .concat();
+            assert_eq!(seen, want);
+        }
+    }
+
+    #[test]
+    fn too_long_with_crlf_right_after_the_prefix() {
+        // The CR is the last byte before the LF and may be among the dropped bytes, or be the
+        // first byte after the kept prefix; either way it is the terminator's.
+        for extra in [0, 1, 2, 3, 100] {
+            let body = vec![b'x'; TOO_LONG_PREFIX_BYTES + extra];
+            let data = [&body[..], b"\r\nz"].concat();
+            let seen = lines_capped(&data, 10);
+            let len = body.len() as u64;
+            let want = [
+                l(1, 0, &body[..TOO_LONG_PREFIX_BYTES], len, TooLong),
+                l(2, len + 2, b"z", 1, Content),
+            ]
+            .concat();
+            assert_eq!(seen, want, "extra {extra}");
+        }
+    }
+
+    #[test]
+    fn too_long_shorter_than_prefix_is_kept_whole() {
+        let seen = lines_capped(b"0123456789abc\r\nok", 5);
+        let want = [
+            l(1, 0, b"0123456789abc", 13, TooLong),
+            l(2, 15, b"ok", 2, Content),
+        ]
+        .concat();
+        assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn too_long_at_end_of_stream_without_lf() {
+        let body = vec![b'y'; 3 * TOO_LONG_PREFIX_BYTES + 7];
+        let data = [&b"a\n"[..], &body].concat();
+        let seen = lines_capped(&data, 1000);
+        let want = [
+            l(1, 0, b"a", 1, Content),
+            l(
+                2,
+                2,
+                &body[..TOO_LONG_PREFIX_BYTES],
+                body.len() as u64,
+                TooLong,
+            ),
+        ]
+        .concat();
+        assert_eq!(seen, want);
+        // A CR at the very end is content, with no LF after it.
+        let data = [&body[..], b"\r"].concat();
+        let seen = lines_capped(&data, 1000);
+        assert_eq!(seen[0].3, body.len() as u64 + 1);
+    }
+
+    #[test]
+    fn memory_stays_bounded_for_a_huge_line() {
+        // 64 MiB of one line through a cap of 1 KiB: the buffer must not follow the line.
+        struct Endless(u64);
+        impl Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = (buf.len() as u64).min(self.0) as usize;
+                buf[..n].fill(b'q');
+                self.0 -= n as u64;
+                Ok(n)
+            }
+        }
+        let total = 64 << 20;
+        let mut rdr = LineReader::with_max_line_bytes(Endless(total), 1024);
+        let line = rdr.next_line().unwrap().unwrap();
+        assert_eq!((line.kind, line.len), (TooLong, total));
+        assert_eq!(line.content.len(), TOO_LONG_PREFIX_BYTES);
+        assert!(rdr.buf.len() <= TOO_LONG_PREFIX_BYTES + READ_BLOCK);
+        assert!(rdr.next_line().unwrap().is_none());
+        assert_eq!(rdr.offset(), total);
+    }
+
+    #[test]
+    fn buffer_grows_to_the_cap_and_no_further() {
+        let cap = 300_000;
+        let body = vec![b'z'; cap];
+        let data = [&body[..], b"\r\n", &body, b"!\r\n"].concat();
+        let mut rdr = LineReader::with_capacity(&data[..], cap, 16);
+        let first = rdr.next_line().unwrap().unwrap();
+        assert_eq!(
+            (first.kind, first.len, first.content.len()),
+            (Content, cap as u64, cap)
+        );
+        let second = rdr.next_line().unwrap().unwrap();
+        assert_eq!((second.kind, second.len), (TooLong, cap as u64 + 1));
+        assert!(rdr.buf.len() <= cap + 2 + READ_BLOCK);
+    }
+
+    #[test]
+    fn interrupted_reads_are_retried() {
+        let data = b"\xEF\xBB\xBFab\r\ncd";
+        let mut chunked = Chunked::new(data, &[1]);
+        chunked.interrupt = true;
+        let seen = collect(LineReader::with_capacity(chunked, 100, 1));
+        let want = [l(1, 3, b"ab", 2, Content), l(2, 7, b"cd", 2, Content)].concat();
+        assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn errors_are_the_readers_and_lose_nothing() {
+        struct FailOnce<'a>(&'a [u8], bool);
+        impl Read for FailOnce<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0.len() == 2 && !self.1 {
+                    self.1 = true;
+                    return Err(io::Error::other("boom"));
+                }
+                let n = buf.len().min(self.0.len()).min(2);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut rdr = LineReader::with_capacity(FailOnce(b"abcdef", false), 100, 1);
+        let err = rdr.next_line().map(|_| ()).unwrap_err();
+        assert_eq!(err.to_string(), "boom");
+        let line = rdr.next_line().unwrap().unwrap();
+        assert_eq!((line.content, line.offset), (&b"abcdef"[..], 0));
+    }
+
+    #[test]
+    fn reader_claiming_too_many_bytes_is_an_error_not_a_panic() {
+        struct Liar;
+        impl Read for Liar {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                Ok(buf.len() + 1)
+            }
+        }
+        assert!(LineReader::new(Liar).next_line().is_err());
+    }
+
+    #[test]
+    fn zero_capacity_and_huge_cap_do_not_panic() {
+        let rdr = LineReader::with_capacity(&b"ab\ncd"[..], usize::MAX, 0);
+        assert_eq!(collect(rdr).len(), 2);
+        let rdr = LineReader::with_capacity(&b"ab\ncd"[..], 0, 0);
+        assert_eq!(collect(rdr).len(), 2);
+    }
+
+    #[test]
+    fn accessors() {
+        let rdr = LineReader::new(&b""[..]);
+        assert_eq!(rdr.max_line_bytes(), DEFAULT_MAX_LINE_BYTES);
+        assert_eq!(rdr.buf.len(), DEFAULT_CAPACITY);
+        let rdr = LineReader::with_max_line_bytes(&b"rest"[..], 7);
+        assert_eq!(rdr.max_line_bytes(), 7);
+        assert_eq!(rdr.into_inner(), b"rest");
+    }
+}

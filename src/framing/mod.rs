@@ -1,0 +1,9 @@
+//! Framing: a byte stream into JSON Lines lines (ENVELOPE.md §1).
+//!
+//! [`LineReader`] turns any [`std::io::Read`] into numbered lines with absolute byte offsets,
+//! skipping a leading BOM, splitting on LF (a CR right before it belongs to the terminator),
+//! marking blank lines, and flagging over-long lines without ever buffering them whole.
+
+mod line_reader;
+
+pub use line_reader::{Line, LineKind, LineReader, DEFAULT_MAX_LINE_BYTES, TOO_LONG_PREFIX_BYTES};

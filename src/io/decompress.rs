@@ -1,0 +1,361 @@
+//! Transparent decompression: gzip and zstd, sniffed from magic bytes (CLI.md, "Inputs").
+
+use std::error::Error;
+use std::fmt;
+use std::io::{self, Read};
+
+use flate2::read::MultiGzDecoder;
+
+/// How an input stream is compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Not compressed (or not in a format we know): the bytes are read as they are.
+    None,
+    /// gzip (RFC 1952), possibly several members.
+    Gzip,
+    /// Zstandard, possibly several frames, skippable frames included.
+    Zstd,
+}
+
+/// Sniff from magic bytes, never names: gzip 1F 8B, zstd 28 B5 2F FD, and a zstd skippable frame
+/// (50..=5F 2A 4D 18) counts as zstd.
+///
+/// ```
+/// use rdq_envelope::io::{sniff, Compression};
+///
+/// assert_eq!(sniff(b"\x1f\x8b\x08\x00"), Compression::Gzip);
+/// assert_eq!(sniff(b"\x28\xb5\x2f\xfd"), Compression::Zstd);
+/// assert_eq!(sniff(b"{\"id\""), Compression::None);
+/// assert_eq!(sniff(b"\x28\xb5"), Compression::None); // too short to be zstd
+/// ```
+pub fn sniff(prefix: &[u8]) -> Compression {
+    match prefix {
+        [0x1F, 0x8B, ..] => Compression::Gzip,
+        [0x28, 0xB5, 0x2F, 0xFD, ..] => Compression::Zstd,
+        [0x50..=0x5F, 0x2A, 0x4D, 0x18, ..] => Compression::Zstd,
+        _ => Compression::None,
+    }
+}
+
+/// Wraps any reader: peeks its first bytes (without losing them), and returns a reader of the
+/// decompressed stream: [`MultiGzDecoder`] for gzip (all members), zstd's stream decoder for
+/// zstd (all concatenated frames), or the bytes as they are.
+///
+/// A truncated or corrupt compressed stream is an [`io::Error`] from `read`, with a message that
+/// names the format (`truncated zstd stream: ...`); errors of `rdr` itself come through as
+/// they are.
+///
+/// ```
+/// use std::io::Read;
+/// use rdq_envelope::io::{decompressed, Compression};
+///
+/// let (compression, mut rdr) = decompressed(&b"{}\n"[..])?;
+/// assert_eq!(compression, Compression::None);
+/// let mut text = String::new();
+/// rdr.read_to_string(&mut text)?;
+/// assert_eq!(text, "{}\n");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn decompressed<'a, R: Read + 'a>(mut rdr: R) -> io::Result<(Compression, Box<dyn Read + 'a>)> {
+    let mut magic = [0; 4];
+    let n = read_prefix(&mut rdr, &mut magic)?;
+    let compression = sniff(&magic[..n]);
+    // Put the peeked bytes back in front of the rest.
+    let whole = io::Cursor::new(magic).take(n as u64).chain(rdr);
+    let stream: Box<dyn Read + 'a> = match compression {
+        Compression::None => Box::new(whole),
+        Compression::Gzip => Box::new(Decoding {
+            inner: MultiGzDecoder::new(Source(whole)),
+            format: "gzip",
+        }),
+        Compression::Zstd => Box::new(Decoding {
+            inner: zstd::stream::read::Decoder::new(Source(whole))?,
+            format: "zstd",
+        }),
+    };
+    Ok((compression, stream))
+}
+
+/// Reads until `buf` is full or the stream ends; returns how many bytes it holds.
+fn read_prefix<R: Read>(rdr: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match rdr.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k.min(buf.len() - n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// The compressed input under a decoder: marks its errors, so that [`Decoding`] can tell them
+/// from the decoder's own and pass them on untouched.
+struct Source<R>(R);
+
+impl<R: Read> Read for Source<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).map_err(|e| {
+            if e.kind() == io::ErrorKind::Interrupted {
+                e
+            } else {
+                io::Error::new(e.kind(), SourceError(e))
+            }
+        })
+    }
+}
+
+/// An error of the compressed input itself, on its way through a decoder.
+#[derive(Debug)]
+struct SourceError(io::Error);
+
+impl fmt::Display for SourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Error for SourceError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+/// A decoder whose own errors say which format was corrupt or truncated: the decoders' messages
+/// alone ("incomplete frame", "corrupt deflate stream") do not.
+struct Decoding<D> {
+    inner: D,
+    format: &'static str,
+}
+
+impl<D: Read> Read for Decoding<D> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| self.describe(e))
+    }
+}
+
+impl<D> Decoding<D> {
+    fn describe(&self, e: io::Error) -> io::Error {
+        let kind = e.kind();
+        if kind == io::ErrorKind::Interrupted {
+            return e;
+        }
+        if e.get_ref().is_some_and(|inner| inner.is::<SourceError>()) {
+            return match e.into_inner().map(|inner| inner.downcast::<SourceError>()) {
+                Some(Ok(source)) => source.0,
+                // Not reached: the check above saw a SourceError.
+                _ => io::Error::from(kind),
+            };
+        }
+        let what = if kind == io::ErrorKind::UnexpectedEof {
+            "truncated"
+        } else {
+            "corrupt"
+        };
+        io::Error::new(kind, format!("{what} {} stream: {e}", self.format))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    const TEXT: &[u8] = b"{\"a\":1}\n{\"b\":2}\r\n\xEF\xBB\xBF\n";
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(data).unwrap();
+        enc.finish().unwrap()
+    }
+
+    fn zstd(data: &[u8]) -> Vec<u8> {
+        zstd::stream::encode_all(data, 3).unwrap()
+    }
+
+    fn read_all(input: &[u8]) -> (Compression, io::Result<Vec<u8>>) {
+        let (compression, mut rdr) = decompressed(input).unwrap();
+        let mut out = Vec::new();
+        let res = rdr.read_to_end(&mut out).map(|_| out);
+        (compression, res)
+    }
+
+    /// A reader handing out one byte at a time, with an `Interrupted` before each.
+    struct Trickle<'a>(&'a [u8], bool);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.1 = !self.1;
+            if self.1 {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let n = buf.len().min(self.0.len()).min(1);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn sniffs_magic_bytes() {
+        assert_eq!(sniff(b""), Compression::None);
+        assert_eq!(sniff(b"\x1f"), Compression::None);
+        assert_eq!(sniff(b"\x1f\x8b"), Compression::Gzip);
+        assert_eq!(sniff(b"\x28\xb5\x2f"), Compression::None);
+        assert_eq!(sniff(b"\x28\xb5\x2f\xfd"), Compression::Zstd);
+        assert_eq!(sniff(b"\x28\xb5\x2f\xfc"), Compression::None);
+        for first in 0x50..=0x5F {
+            assert_eq!(sniff(&[first, 0x2A, 0x4D, 0x18]), Compression::Zstd);
+        }
+        assert_eq!(sniff(&[0x4F, 0x2A, 0x4D, 0x18]), Compression::None);
+        assert_eq!(sniff(&[0x60, 0x2A, 0x4D, 0x18]), Compression::None);
+        assert_eq!(sniff(b"\xEF\xBB\xBF{"), Compression::None);
+    }
+
+    #[test]
+    fn plain_input_passes_through() {
+        for input in [
+            &b""[..],
+            b"a",
+            b"ab",
+            b"abc",
+            b"\x28\xb5\x2f",
+            b"abcd",
+            TEXT,
+        ] {
+            let (compression, out) = read_all(input);
+            assert_eq!(compression, Compression::None);
+            assert_eq!(out.unwrap(), input);
+        }
+    }
+
+    #[test]
+    fn gzip_round_trip_and_members() {
+        let (compression, out) = read_all(&gzip(TEXT));
+        assert_eq!(
+            (compression, out.unwrap()),
+            (Compression::Gzip, TEXT.to_vec())
+        );
+        let two = [gzip(b"first\n"), gzip(b"second\n")].concat();
+        assert_eq!(read_all(&two).1.unwrap(), b"first\nsecond\n");
+        let (compression, out) = read_all(&gzip(b""));
+        assert_eq!((compression, out.unwrap()), (Compression::Gzip, Vec::new()));
+    }
+
+    #[test]
+    fn zstd_round_trip_and_frames() {
+        let (compression, out) = read_all(&zstd(TEXT));
+        assert_eq!(
+            (compression, out.unwrap()),
+            (Compression::Zstd, TEXT.to_vec())
+        );
+        let two = [zstd(b"first\n"), zstd(b"second\n")].concat();
+        assert_eq!(read_all(&two).1.unwrap(), b"first\nsecond\n");
+        let (compression, out) = read_all(&zstd(b""));
+        assert_eq!((compression, out.unwrap()), (Compression::Zstd, Vec::new()));
+    }
+
+    #[test]
+    fn zstd_skippable_frame_first() {
+        // Magic 0x184D2A53 (little-endian), 4-byte size, that many bytes of anything.
+        let skippable = [&[0x53, 0x2A, 0x4D, 0x18, 3, 0, 0, 0][..], b"xyz"].concat();
+        let input = [skippable, zstd(b"after\n")].concat();
+        let (compression, out) = read_all(&input);
+        assert_eq!(
+            (compression, out.unwrap()),
+            (Compression::Zstd, b"after\n".to_vec())
+        );
+    }
+
+    #[test]
+    fn short_reads_and_interrupts_lose_nothing() {
+        for input in [gzip(TEXT), zstd(TEXT), TEXT.to_vec()] {
+            let (_, mut rdr) = decompressed(Trickle(&input, false)).unwrap();
+            let mut out = Vec::new();
+            rdr.read_to_end(&mut out).unwrap();
+            assert_eq!(out, TEXT);
+        }
+    }
+
+    /// Every proper prefix of a compressed stream (that still sniffs as compressed) must fail
+    /// to read, never end quietly short.
+    fn assert_truncations_fail(full: &[u8], format: &str, min: usize) {
+        for cut in min..full.len() {
+            let (_, out) = read_all(&full[..cut]);
+            let err = out.expect_err(&format!(
+                "{format} cut at {cut} of {} read fine",
+                full.len()
+            ));
+            let msg = err.to_string();
+            assert!(msg.contains(format), "cut at {cut}: {msg}");
+        }
+    }
+
+    #[test]
+    fn truncated_gzip_is_an_error() {
+        assert_truncations_fail(&gzip(TEXT), "gzip", 2);
+        // A second member cut short too.
+        let two = [gzip(b"first\n"), gzip(b"second\n")].concat();
+        let first = gzip(b"first\n").len();
+        assert_truncations_fail(&two[..], "gzip", first + 1);
+    }
+
+    #[test]
+    fn truncated_zstd_is_an_error() {
+        assert_truncations_fail(&zstd(TEXT), "zstd", 4);
+        let two = [zstd(b"first\n"), zstd(b"second\n")].concat();
+        let first = zstd(b"first\n").len();
+        assert_truncations_fail(&two[..], "zstd", first + 1);
+        let (_, out) = read_all(&zstd(TEXT)[..10]);
+        let err = out.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+        assert_eq!(err.to_string(), "truncated zstd stream: incomplete frame");
+    }
+
+    #[test]
+    fn corrupt_streams_are_errors() {
+        // Without a checksum, zstd cannot see a corrupt literal, so break the frame header.
+        let mut bad = zstd(TEXT);
+        bad[4..].fill(0xFF);
+        assert!(read_all(&bad).1.unwrap_err().to_string().contains("zstd"));
+        let mut bad = gzip(TEXT);
+        bad[10..].fill(0xFF);
+        assert!(read_all(&bad).1.unwrap_err().to_string().contains("gzip"));
+        // Trailing garbage after a complete member or frame is not silently ignored.
+        assert!(read_all(&[gzip(TEXT), b"junk".to_vec()].concat())
+            .1
+            .is_err());
+        assert!(read_all(&[zstd(TEXT), b"junk".to_vec()].concat())
+            .1
+            .is_err());
+    }
+
+    #[test]
+    fn errors_of_the_input_come_through_untouched() {
+        struct Failing(Vec<u8>);
+        impl Read for Failing {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0.is_empty() {
+                    return Err(io::Error::new(
+                        io::ErrorKind::PermissionDenied,
+                        "disk on fire",
+                    ));
+                }
+                let n = buf.len().min(self.0.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0.drain(..n);
+                Ok(n)
+            }
+        }
+        for input in [gzip(TEXT), zstd(TEXT)] {
+            let cut = input[..input.len() - 3].to_vec();
+            let (_, mut rdr) = decompressed(Failing(cut)).unwrap();
+            let err = rdr.read_to_end(&mut Vec::new()).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+            assert_eq!(err.to_string(), "disk on fire");
+        }
+        // An error while peeking is returned at once.
+        assert!(decompressed(Failing(Vec::new())).is_err());
+    }
+}
