@@ -78,7 +78,11 @@ fn main() -> ExitCode {
                 counts.rejected += 1;
                 for d in &verdict.errors {
                     let pointer = if d.path.is_empty() { "<line>" } else { &d.path };
-                    writeln!(out, "{source}:{}: {pointer}: {}: {}", line.number, d.code, d.message)?;
+                    writeln!(
+                        out,
+                        "{source}:{}: {pointer}: {}: {}",
+                        line.number, d.code, d.message
+                    )?;
                 }
             }
         });

@@ -18,8 +18,8 @@ use crate::diagnostic::{pointer, Diagnostic, ErrorCode};
 use scan::Grammar;
 use value::subtree_len;
 
-/// Objects with more keys than this are checked for duplicates by sorting, not pairwise.
-const PAIRWISE_KEYS: usize = 16;
+/// Objects with more keys than this are checked for duplicates with a hash table, not pairwise.
+const PAIRWISE_KEYS: usize = 8;
 
 /// A per-thread parser: owns the scratch copy, simd-json's buffers and the tape, all reused.
 ///
@@ -43,6 +43,7 @@ pub struct JsonParser {
     /// Empty between parses; lent to the [`Document`] while one is alive.
     tape: Tape<'static>,
     key_scratch: Vec<usize>,
+    key_table: KeyTable,
     big_ints: Vec<(usize, i128)>,
 }
 
@@ -100,6 +101,7 @@ impl JsonParser {
             buffers: Buffers::with_max_depth(4096, MAX_DEPTH),
             tape: Tape(Vec::new()),
             key_scratch: Vec::new(),
+            key_table: KeyTable::new(),
             big_ints: Vec::new(),
         }
     }
@@ -119,6 +121,7 @@ impl JsonParser {
             buffers,
             tape: home,
             key_scratch,
+            key_table,
             big_ints,
         } = self;
         copy_padded(input, line);
@@ -126,7 +129,7 @@ impl JsonParser {
         if simd_json::fill_tape_padded(input, line.len(), buffers, &mut tape).is_ok() {
             if !matches!(tape.0.first(), Some(Node::Object { .. })) {
                 errors.push(not_an_object());
-            } else if has_duplicate_keys(&tape.0, key_scratch) {
+            } else if has_duplicate_keys(&tape.0, key_scratch, key_table) {
                 duplicate_key_diagnostics(&tape.0, errors);
             } else {
                 return Some(Document {
@@ -266,11 +269,11 @@ fn duplicate_key(path: String) -> Diagnostic {
 
 /// Whether any object on the tape repeats a key. Visits each node once; keys are compared
 /// after unescaping (simd-json's strings are decoded).
-fn has_duplicate_keys(nodes: &[Node<'_>], keys: &mut Vec<usize>) -> bool {
+fn has_duplicate_keys(nodes: &[Node<'_>], keys: &mut Vec<usize>, table: &mut KeyTable) -> bool {
     nodes.iter().enumerate().any(|(at, node)| match *node {
         Node::Object { len, .. } if len >= 2 => {
             object_key_indexes(nodes, at, keys);
-            repeats(nodes, keys)
+            repeats(nodes, keys, table)
         }
         _ => false,
     })
@@ -296,7 +299,8 @@ fn key_at<'a>(nodes: &[Node<'a>], at: usize) -> &'a str {
     }
 }
 
-fn repeats(nodes: &[Node<'_>], keys: &mut [usize]) -> bool {
+/// Whether `keys` (tape indexes of one object's keys) holds the same key twice.
+fn repeats(nodes: &[Node<'_>], keys: &mut [usize], scratch: &mut KeyTable) -> bool {
     if keys.len() <= PAIRWISE_KEYS {
         return keys.iter().enumerate().any(|(i, &a)| {
             keys[i + 1..]
@@ -304,10 +308,63 @@ fn repeats(nodes: &[Node<'_>], keys: &mut [usize]) -> bool {
                 .any(|&b| key_at(nodes, a) == key_at(nodes, b))
         });
     }
-    // Sorting keeps a million-key object at n log n, never n².
+    match scratch.repeats(nodes, keys) {
+        Some(found) => found,
+        // Too many collisions for a hash table (crafted keys): sorting is n log n whatever
+        // the keys are.
+        None => repeats_by_sorting(nodes, keys),
+    }
+}
+
+fn repeats_by_sorting(nodes: &[Node<'_>], keys: &mut [usize]) -> bool {
     keys.sort_unstable_by_key(|&k| key_at(nodes, k));
     keys.windows(2)
         .any(|w| key_at(nodes, w[0]) == key_at(nodes, w[1]))
+}
+
+/// A reusable open-addressing set of key positions, with a per-parser random seed.
+struct KeyTable {
+    slots: Vec<u32>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl KeyTable {
+    const EMPTY: u32 = u32::MAX;
+
+    fn new() -> Self {
+        KeyTable {
+            slots: Vec::new(),
+            hasher: foldhash::fast::RandomState::default(),
+        }
+    }
+
+    /// `Some(true)` at the first repeated key, `Some(false)` when all differ, `None` when the
+    /// probes ran over their budget of a few per key.
+    fn repeats(&mut self, nodes: &[Node<'_>], keys: &[usize]) -> Option<bool> {
+        use std::hash::BuildHasher;
+        let size = (keys.len() * 2).next_power_of_two();
+        let mask = size - 1;
+        self.slots.clear();
+        self.slots.resize(size, Self::EMPTY);
+        let mut budget = keys.len() * 8;
+        for (i, &k) in keys.iter().enumerate() {
+            let key = key_at(nodes, k);
+            let mut at = self.hasher.hash_one(key) as usize & mask;
+            loop {
+                let slot = self.slots[at];
+                if slot == Self::EMPTY {
+                    self.slots[at] = i as u32;
+                    break;
+                }
+                if key_at(nodes, keys[slot as usize]) == key {
+                    return Some(true);
+                }
+                budget = budget.checked_sub(1)?;
+                at = (at + 1) & mask;
+            }
+        }
+        Some(false)
+    }
 }
 
 /// One diagnostic per repeated member, with its pointer. Walks with an explicit path so the
@@ -436,6 +493,30 @@ mod tests {
             codes(line.as_bytes()),
             [(ErrorCode::DuplicateKey, "/k7".into())]
         );
+    }
+
+    #[test]
+    fn the_sorting_fallback_finds_repeats() {
+        let mut errors = Vec::new();
+        let mut parser = JsonParser::new();
+        let doc = parser
+            .parse(br#"{"a":{"x":1,"y":2,"x":3}}"#, &mut errors)
+            .map(|_| ())
+            .is_none();
+        assert!(doc);
+        let mut input = br#"{"b":1,"a":2,"c":3,"a":4}"#.to_vec();
+        let len = input.len();
+        input.resize(len + simd_json::INPUT_PADDING, 0);
+        let mut tape = Tape(Vec::new());
+        let mut buffers = Buffers::new(len);
+        simd_json::fill_tape_padded(&mut input, len, &mut buffers, &mut tape).unwrap();
+        let mut keys = Vec::new();
+        object_key_indexes(&tape.0, 0, &mut keys);
+        assert!(repeats_by_sorting(&tape.0, &mut keys));
+        // Without the second "a" (the last key in document order) all keys differ.
+        object_key_indexes(&tape.0, 0, &mut keys);
+        keys.pop();
+        assert!(!repeats_by_sorting(&tape.0, &mut keys));
     }
 
     #[test]
