@@ -6,6 +6,7 @@ pub mod envelope;
 pub mod framing;
 pub mod io;
 pub mod json;
+pub mod report;
 
 pub use diagnostic::{Diagnostic, ErrorCode, Severity};
 pub use envelope::{EnvelopeRules, OptionsError, RuleOptions, Verdict};

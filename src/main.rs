@@ -1,5 +1,8 @@
-//! `rdq-envelope`: the command line. Until the `validate` command lands it only tells its version.
+//! `rdq-envelope`: the command line. A thin layer over the library: parse the arguments, run
+//! the subcommand, turn its outcome into an exit status (CLI.md "Exit status").
 
-fn main() {
-    println!("rdq-envelope {}", env!("CARGO_PKG_VERSION"));
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
 }

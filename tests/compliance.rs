@@ -33,8 +33,8 @@ fn cases() -> Vec<Case> {
         let expect: Value = serde_json::from_slice(&std::fs::read(&path).expect("readable"))
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let line_path = path.with_file_name(format!("{name}.line"));
-        let line = std::fs::read(&line_path)
-            .unwrap_or_else(|e| panic!("{}: {e}", line_path.display()));
+        let line =
+            std::fs::read(&line_path).unwrap_or_else(|e| panic!("{}: {e}", line_path.display()));
         cases.push(Case {
             name: name.to_owned(),
             expect,
@@ -66,7 +66,9 @@ fn options(expect: &Value) -> (RuleOptions, usize) {
     }
     let cap = o["max_line_bytes"]
         .as_u64()
-        .map_or(rdq_envelope::framing::DEFAULT_MAX_LINE_BYTES, |n| n as usize);
+        .map_or(rdq_envelope::framing::DEFAULT_MAX_LINE_BYTES, |n| {
+            n as usize
+        });
     (options, cap)
 }
 
@@ -118,13 +120,22 @@ fn compliance_fixtures() {
     assert!(cases.len() >= 100, "only {} compliance cases", cases.len());
     let mut failures = Vec::new();
     for case in &cases {
-        assert!(!case.line.contains(&b'\n'), "{}: a .line holds one line", case.name);
+        assert!(
+            !case.line.contains(&b'\n'),
+            "{}: a .line holds one line",
+            case.name
+        );
         let (options, cap) = options(&case.expect);
         let verdict = judge(&case.line, options, cap);
         let want_errors = expected(&case.expect["errors"]);
         let want_warnings = expected(&case.expect["warnings"]);
         let valid = case.expect["valid"].as_bool().expect("valid is a boolean");
-        assert_eq!(valid, want_errors.is_empty(), "{}: valid disagrees with errors", case.name);
+        assert_eq!(
+            valid,
+            want_errors.is_empty(),
+            "{}: valid disagrees with errors",
+            case.name
+        );
         let (got_errors, got_warnings) = (found(&verdict.errors), found(&verdict.warnings));
         if got_errors != want_errors || got_warnings != want_warnings {
             failures.push(format!(
@@ -134,7 +145,13 @@ fn compliance_fixtures() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases fail:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases fail:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -149,7 +166,10 @@ fn every_line_level_code_has_an_invalid_fixture() {
     let covered: BTreeSet<String> = cases()
         .iter()
         .flat_map(|c| {
-            let mut codes: Vec<String> = expected(&c.expect["errors"]).into_keys().map(|k| k.0).collect();
+            let mut codes: Vec<String> = expected(&c.expect["errors"])
+                .into_keys()
+                .map(|k| k.0)
+                .collect();
             codes.extend(expected(&c.expect["warnings"]).into_keys().map(|k| k.0));
             codes
         })
@@ -164,14 +184,19 @@ fn every_version_and_status_has_a_valid_fixture() {
     let mut seen = BTreeSet::new();
     for case in cases().iter().filter(|c| c.expect["valid"] == true) {
         if let Ok(v) = serde_json::from_slice::<Value>(&case.line) {
-            if let (Some(version), Some(status)) = (v["envelope_version"].as_u64(), v["status"].as_str()) {
+            if let (Some(version), Some(status)) =
+                (v["envelope_version"].as_u64(), v["status"].as_str())
+            {
                 seen.insert((version, status.to_owned()));
             }
         }
     }
     for (version, statuses) in [
         (1, &["PENDING", "IN_FLIGHT", "SUCCEEDED", "DEAD"][..]),
-        (2, &["PENDING", "IN_FLIGHT", "SUCCEEDED", "DEAD", "CANCELLED"][..]),
+        (
+            2,
+            &["PENDING", "IN_FLIGHT", "SUCCEEDED", "DEAD", "CANCELLED"][..],
+        ),
     ] {
         for status in statuses {
             assert!(

@@ -13,8 +13,10 @@ use std::io::{self, Read};
 /// Default reader cap (ENVELOPE.md §1.5): 16 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
-/// How many leading bytes of an over-long line the reader keeps (CLI.md, rejects `raw`).
-pub const TOO_LONG_PREFIX_BYTES: usize = 65_536;
+/// How many leading bytes of an over-long line the reader keeps: the 65,536 that a rejects
+/// record holds (CLI.md, `raw`) and one more, because cutting them back to a UTF-8 boundary
+/// looks at the byte after the cut.
+pub const TOO_LONG_PREFIX_BYTES: usize = 65_537;
 
 /// Room for one read beyond the longest pending line the buffer must hold.
 const READ_BLOCK: usize = 64 * 1024;

@@ -1105,8 +1105,6 @@ case("valid_v1_pending_retry_wait",
 case("valid_v1_in_flight", I1,
      desc="§3.3 IN_FLIGHT: lease set, next_attempt_at set (any is allowed), last attempt in flight "
           "(finished_at and outcome null, error absent); payload_ref null (§3.1).")
-case("valid_v1_in_flight_next_attempt_null", mod(I1, {"/next_attempt_at": None}),
-     desc="§3.3 IN_FLIGHT allows any next_attempt_at, null included.")
 case("valid_v1_succeeded_after_lease_expired", S1,
      desc="§3.2 rule 5 LEASE_EXPIRED with type rdq.LeaseExpired, a message, no stack; then SUCCESS "
           "with error null as the last attempt; §3.3 SUCCEEDED.")
@@ -1129,10 +1127,6 @@ case("valid_v1_dead_redriven_history",
      mod(D1, {"/attempt_count": 2, "/redrive_count": 1, "/attempts": REDRIVEN_ATTEMPTS}),
      desc="§3.2 rule 1: numbering 1,2,3 then restarts at 1 after a redrive (1 restart, redrive_count "
           "1); attempt_count 2 counts only the attempts since the redrive and is <= 5 records (§3.3).")
-case("valid_v1_redrive_count_above_restarts",
-     mod(D1, {"/attempt_count": 2, "/redrive_count": 3, "/attempts": REDRIVEN_ATTEMPTS}),
-     desc="§3.2 rule 1: the number of restarts (1) is at most redrive_count (3); more redrives than "
-          "restarts is fine.")
 case("valid_v1_pending_after_redrive",
      mod(D1, {"/status": "PENDING", "/attempt_count": 0, "/redrive_count": 1,
               "/next_attempt_at": "2024-03-18T07:30:00.000Z"}),
@@ -1144,18 +1138,10 @@ case("valid_v1_empty_payload",
 case("valid_v1_payload_ref_null_handler_version_null",
      mod(D1, {"/handler_version": None, "/payload_ref": None}),
      desc="§3.1 handler_version null and payload_ref null are allowed.")
-case("valid_v1_handler_version_absent", mod(D1, {"/handler_version": DEL}),
-     desc="§3.1 handler_version is optional.")
-case("valid_v1_headers_empty_object", mod(P1, {"/headers": {}}),
-     desc="§3.1 headers is a required object; {} is fine.")
 case("valid_v1_rdq_headers_outside_submit",
      mod(P1, {"/headers": {"rdq.source": "checkout-web", "RDQ.Custom": "x", "rdq.retry.policy":
                            "exp-backoff", "Rdq.Submitted_By": "ops"}}),
      desc="§3.1 outside --submit any non-empty header key is allowed, rdq.* in any case included.")
-case("valid_v1_header_keys_needing_pointer_escapes",
-     mod(P1, {"/headers": {"a/b": "1", "~tilde": "2", "x-ünïcødé": "3", " ": "4"}}),
-     desc="§3.1 header keys are only required to be non-empty: '/', '~', non-ASCII, a space.")
-
 UNKNOWN_EVERYWHERE = mod(D1, {
     "/attempts/0/worker": {"host": "billing-worker-5c8d7", "pid": 4242, "load": Raw("0.1e-999999")},
     "/attempts/0/error/x_code": Raw("-0"),
@@ -1174,15 +1160,9 @@ case("valid_v1_unknown_fields_every_level", UNKNOWN_EVERYWHERE,
 case("valid_v1_unknown_integer_10000_digits",
      mod(P1, {"/x_checksum": Raw("9" + "1234567890" * 999 + "876543210")}),
      desc="§2.5 an unknown field holding a 10,000-digit integer.")
-case("valid_v1_error_detail_any_value",
-     mod(D1, {"/attempts/0/error/detail": Raw("1e400"), "/attempts/1/error/detail": None,
-              "/attempts/2/error/detail": ["retry", Raw("1.5"), {"k": [Raw("-0")]}]}),
-     desc="§3.2 error.detail is optional and may be any JSON value (1e400, null, an array).")
 case("valid_v1_lease_expired_stack_null_with_detail",
      mod(S1, {"/attempts/0/error/stack": None}),
      desc="§3.2 rule 5: LEASE_EXPIRED with stack null (null counts as no stack) and a detail.")
-case("valid_v1_require_version_1", D1, options={"require_version": 1},
-     desc="CLI.md --require-version 1 with a v1 line: no UNSUPPORTED_VERSION.")
 case("valid_v1_unknown_fields_named_like_v2",
      mod(D1, {"/origin": 42, "/attempts/0/duration_ms": "n/a", "/payload_ref": None}),
      desc="§3.1 in v1, 'origin' and 'duration_ms' are unknown fields and may hold anything "
@@ -1190,9 +1170,6 @@ case("valid_v1_unknown_fields_named_like_v2",
 case("valid_v1_brackets_inside_strings",
      mod(P1, {"/x_note": "[" * 200 + "{" * 200 + "\"}]"}),
      desc="§2.4 brackets inside a string do not nest.")
-case("valid_v1_message_with_control_escapes",
-     mod(D1, {"/attempts/1/error/message": "NUL \u0000 BEL \u0007 DEL \u007f NEL \u0085 end"}),
-     desc="§3.2 message has no character rule: escaped control characters are fine.")
 case("valid_v1_equal_started_at_and_zero_length_attempt",
      mod(D1, {"/attempts/1/started_at": "2024-03-15T09:12:44.901Z",
               "/attempts/1/finished_at": "2024-03-15T09:12:44.901Z"}),
@@ -1202,10 +1179,6 @@ case("valid_v1_leap_days_and_extreme_years",
               "/lease_expires_at": "9999-12-31T23:59:59.999Z"}),
      desc="§3.1 timestamps: year 0000 (a leap year in the proleptic Gregorian calendar, so 29 "
           "February exists) and 9999-12-31T23:59:59.999Z are valid.")
-case("valid_v1_leap_day_2024_and_2000",
-     mod(P1, {"/next_attempt_at": "2000-02-29T12:00:00.000Z", "/created_at": "2024-02-29T23:59:59.999Z",
-              "/id": ulid_from_ms(ts_ms("2024-02-29T23:59:59.999Z"))}),
-     desc="§3.1 29 February in leap years 2000 (divisible by 400) and 2024.")
 case("valid_v1_attempt_counts_negative_zero",
      mod(P1, {"/attempt_count": Raw("-0"), "/redrive_count": Raw("-0")}),
      desc="§3.1 '-0 is 0': attempt_count -0 and redrive_count -0 are JSON integers equal to 0.")
@@ -1268,16 +1241,11 @@ case("valid_v2_cancelled_after_failure",
          "outcome": "LEASE_EXPIRED",
          "error": {"type": "rdq.LeaseExpired", "message": "lease expired after 30000 ms"}}]}),
      desc="§4.2 CANCELLED after a LEASE_EXPIRED attempt.")
-case("valid_v2_payload_ref_null_with_payload", mod(V2P, {"/payload_ref": None}),
-     desc="§4.1 payload_ref null: payload required as in v1 and present.")
 case("valid_v2_payload_ref_unknown_members_max_size",
      mod(V2R, {"/payload_ref/size": Raw("18446744073709551615"),
                "/payload_ref/storage_class": "GLACIER_IR",
                "/payload_ref/x_weight": Raw("1e400")}),
      desc="§4.1 size 2^64-1 is in range; other members of payload_ref are unknown fields.")
-case("valid_v2_payload_ref_size_zero_negative_zero",
-     mod(V2R, {"/payload_ref/size": Raw("-0")}),
-     desc="§4.1 size -0 is the JSON integer 0 (§3.1).")
 case("valid_v2_payload_ref_uri_every_allowed_character",
      mod(V2R, {"/payload_ref/uri":
                "x-rdq+blob.v1://user:pw@[2001:db8::1]:8443/a%2Fb/~c_d-e.f?q=1&r=(2)*3,4;5!$'#frag/?"}),
@@ -1295,10 +1263,6 @@ case("valid_v2_duration_zero_negative_zero",
      mod(V2D, {"/attempts/2/finished_at": "2024-03-15T09:14:20.118Z",
                "/attempts/2/duration_ms": Raw("-0")}),
      desc="§4.4 finished_at == started_at, duration_ms -0 (== 0).")
-case("valid_v2_redriven_history",
-     mod(to_v2(mod(D1, {"/attempt_count": 2, "/redrive_count": 1, "/attempts": REDRIVEN_ATTEMPTS})),
-         {}),
-     desc="§3.2 numbering restart in v2 with durations on every attempt.")
 case("valid_v2_require_version_2", V2D, options={"require_version": 2},
      desc="CLI.md --require-version 2 with a v2 line.")
 case("valid_v2_headers_moved_keys_other_case",
@@ -1306,10 +1270,6 @@ case("valid_v2_headers_moved_keys_other_case",
                "/headers/rdq.trace": "z"}),
      desc="§4.3 only the two moved keys are refused in v2 headers; choice: the comparison is exact "
           "(case-sensitive, unlike the submit rule's 'any letter case'), so RDQ.SOURCE is allowed.")
-case("valid_v2_origin_submitted_by_empty_string",
-     mod(V2D, {"/origin/submitted_by": ""}),
-     desc="§4.3 origin.submitted_by is 'a string' with no other rule; \"\" is a string.")
-
 # submit
 case("valid_submit_full", SUBMIT_BASE, options={"submit": True},
      desc="§3.5 the submit subset with handler_version and headers.")
@@ -1362,13 +1322,9 @@ def with_bytes(doc, marker, replacement):
 
 BAD = "@@BAD@@"
 for name, bad, what in [
-    ("lone_continuation_byte", b"\x80", "a lone continuation byte 0x80"),
     ("overlong_encoding", b"\xc0\xaf", "an overlong encoding of '/' (C0 AF)"),
     ("utf8_encoded_surrogate", b"\xed\xa0\x80", "a UTF-8-encoded surrogate U+D800 (ED A0 80)"),
     ("truncated_sequence", b"\xe2\x82", "a truncated 3-byte sequence (E2 82) before the quote"),
-    ("above_u10ffff", b"\xf4\x90\x80\x80", "a code point above U+10FFFF (F4 90 80 80)"),
-    ("latin1_byte", b"M\xfcller", "ISO-8859-1 'u-umlaut' (FC)"),
-    ("ff_byte", b"\xff\xfe", "bytes FF FE"),
 ]:
     case("invalid_utf8_" + name, with_bytes(mod(D1, {"/headers/x-customer-name": BAD}), BAD, bad),
          [err("INVALID_UTF8", "")],
@@ -1403,14 +1359,6 @@ case("invalid_utf8_inverted_surrogate_pair_once_per_string",
      rawmsg(P1, "/headers/x-note", '"\\ude00\\ud83d and \\ud800\\ud800"'),
      [err("INVALID_UTF8", "/headers/x-note")],
      desc="§6 an inverted pair and two high surrogates in one string: one diagnostic per string.")
-case("invalid_utf8_high_surrogate_then_other_escape",
-     rawmsg(P1, "/headers/x-note", '"\\ud800\\u0041"'),
-     [err("INVALID_UTF8", "/headers/x-note")],
-     desc="§2.1 a high surrogate followed by a non-surrogate escape is unpaired.")
-case("invalid_utf8_high_surrogate_at_string_end",
-     rawmsg(D1, "/attempts/2/error/stack", jstr_raw(VALIDATION_STACK)[:-1] + '\\uD834"'),
-     [err("INVALID_UTF8", "/attempts/2/error/stack")],
-     desc="§2.1 a high surrogate (upper-case hex) as the last character of a stack.")
 case("invalid_utf8_surrogates_in_two_strings",
      mod(D1, {"/headers/x-note": Raw('"\\udfff"'), "/x_tags": ["ok", Raw('"\\ud801x"')]}),
      [err("INVALID_UTF8", "/headers/x-note"), err("INVALID_UTF8", "/x_tags/1")],
@@ -1425,42 +1373,25 @@ case("invalid_malformed_trailing_garbage", TRAIL + b"x",
      [err("MALFORMED_JSON", "")], desc="§2.1 one byte of trailing data.")
 case("invalid_malformed_two_arrays", b"[] []", [err("MALFORMED_JSON", "")],
      desc="§2.1 two values that are not objects: trailing data is MALFORMED_JSON, not NOT_AN_OBJECT.")
-case("invalid_malformed_trailing_comma_in_object", TRAIL[:-1] + b",}",
-     [err("MALFORMED_JSON", "")], desc="§2.1 RFC 8259 has no trailing commas.")
 case("invalid_malformed_truncated_line", TRAIL[: len(TRAIL) // 2],
      [err("MALFORMED_JSON", "")], desc="§2.1 a line cut in the middle (an export interrupted).")
-case("invalid_malformed_single_quotes", TRAIL.replace(b'"queue"', b"'queue'"),
-     [err("MALFORMED_JSON", "")], desc="§2.1 single-quoted key.")
 case("invalid_malformed_nan", line(mod(P1, {"/x_score": Raw("NaN")})),
      [err("MALFORMED_JSON", "")], desc="§2.1 NaN is not JSON, even in an unknown field.")
 case("invalid_malformed_leading_zero", line(mod(P1, {"/x_n": Raw("012")})),
      [err("MALFORMED_JSON", "")], desc="§2.1 a number with a leading zero.")
-case("invalid_malformed_plus_sign_and_bare_fraction", line(mod(P1, {"/x_n": [Raw("+1"), Raw(".5")]})),
-     [err("MALFORMED_JSON", "")], desc="§2.1 +1 and .5 are not RFC 8259 numbers.")
 case("invalid_malformed_raw_tab_in_string", line(mod(P1, {"/headers/x-note": BAD})).replace(
      BAD.encode(), b"a\tb"), [err("MALFORMED_JSON", "")],
      desc="§2.1 an unescaped control character (TAB) inside a string.")
-case("invalid_malformed_raw_nul_outside_string", TRAIL[:-1] + b"\x00}",
-     [err("MALFORMED_JSON", "")], desc="§2.1 a NUL byte between tokens (valid UTF-8, not JSON).")
 case("invalid_malformed_bad_escape", line(mod(P1, {"/headers/x-note": Raw('"\\x41"')})),
      [err("MALFORMED_JSON", "")], desc="§2.1 \\x is not a JSON escape.")
-case("invalid_malformed_short_unicode_escape", line(mod(P1, {"/headers/x-note": Raw('"\\u12"')})),
-     [err("MALFORMED_JSON", "")], desc="§2.1 \\u needs four hex digits (a malformed escape is not "
-                                         "INVALID_UTF8).")
 case("invalid_malformed_bom_after_brace", b"{\xef\xbb\xbf" + TRAIL[1:],
      [err("MALFORMED_JSON", "")],
      desc="§2.1 U+FEFF between tokens is not JSON white space (only a BOM at the start of a stream "
           "is skipped, §1.2).")
-case("invalid_malformed_missing_colon", TRAIL.replace(b'"status":', b'"status" '),
-     [err("MALFORMED_JSON", "")], desc="§2.1 a member without ':'.")
-
 for name, text in [("array", b'[{"envelope_version":1}]'), ("string", b'"PENDING"'),
-                   ("number", b"1e400"), ("null", b"null"), ("true", b"true")]:
+                   ("number", b"1e400"), ("null", b"null"), ]:
     case("invalid_not_an_object_" + name, text, [err("NOT_AN_OBJECT", "")],
          desc="§2.2 one well-formed JSON value that is not an object (%s)." % name)
-case("invalid_not_an_object_submit", b"[]", [err("NOT_AN_OBJECT", "")], options={"submit": True},
-     desc="§2.2 the JSON layer is the same under --submit.")
-
 # Duplicate keys (§2.3): the second member is written with an equal (possibly escaped) key.
 case("invalid_duplicate_key_status",
      {**{k: v for k, v in D1.items()}, Raw('"status"'): "SUCCEEDED"},
@@ -1491,24 +1422,11 @@ case("invalid_duplicate_key_pointer_escaping_slash",
      mod(P1, {"/headers": {"a/b": "1", Raw('"a\\/b"'): "2"}}),
      [err("DUPLICATE_KEY", "/headers/a~1b")],
      desc="§6 RFC 6901: '/' in a key is written ~1; \"a\\/b\" equals \"a/b\" after unescaping.")
-case("invalid_duplicate_key_pointer_escaping_tilde",
-     mod(P1, {"/x_meta": {"~k/": 1, Raw('"~k/"'): 2}}),
-     [err("DUPLICATE_KEY", "/x_meta/~0k~1")], desc="§6 RFC 6901: '~' is written ~0 (before ~1).")
 case("invalid_duplicate_key_empty_header_key",
      mod(P1, {"/headers": {"": "a", Raw('""'): "b"}}),
      [err("DUPLICATE_KEY", "/headers/")],
      desc="§6 the empty key twice: path /headers/ (JSON-layer error ends checking, so the "
           "INVALID_HEADER of the empty key is not reported).")
-case("invalid_duplicate_key_in_attempt",
-     mod(D1, {"/attempts/2": {**D1["attempts"][2], Raw('"outcome"'): "SUCCESS"}}),
-     [err("DUPLICATE_KEY", "/attempts/2/outcome")], desc="§2.3 a repeated member of an attempt.")
-case("invalid_duplicate_key_v2_origin",
-     mod(V2D, {"/origin": {"source": "billing-service", Raw('"source"'): "evil"}}),
-     [err("DUPLICATE_KEY", "/origin/source")], desc="§2.3 in v2 origin.")
-case("invalid_duplicate_key_v2_payload_ref",
-     mod(V2R, {"/payload_ref": {**V2R["payload_ref"], Raw('"size"'): 1}}),
-     [err("DUPLICATE_KEY", "/payload_ref/size")], desc="§2.3 in v2 payload_ref.")
-
 # Depth (§2.4): the top-level object is depth 1.
 case("boundary_depth_128_arrays", mod(P1, {"/x_nested": Raw("[" * 127 + "]" * 127)}),
      desc="§2.4 depth 128 is valid: top-level object (1) + 127 nested arrays in an unknown field.")
@@ -1557,9 +1475,6 @@ v1("invalid_unsupported_version_0", P1, {"/envelope_version": 0},
 v1("invalid_unsupported_version_negative_zero", P1, {"/envelope_version": Raw("-0")},
    [err("UNSUPPORTED_VERSION", "/envelope_version")],
    desc="§3.1 -0 is the JSON integer 0, which is not a supported version (not WRONG_TYPE).")
-v1("invalid_unsupported_version_negative", P1, {"/envelope_version": -1},
-   [err("UNSUPPORTED_VERSION", "/envelope_version")],
-   desc="§3.1 a negative integer is UNSUPPORTED_VERSION, not OUT_OF_RANGE.")
 v1("invalid_unsupported_version_huge", P1,
    {"/envelope_version": Raw("123456789012345678901234567890")},
    [err("UNSUPPORTED_VERSION", "/envelope_version")],
@@ -1602,9 +1517,7 @@ case("invalid_only_version_v2", {"envelope_version": 2},
 # =============================================================================================
 
 for f, base, note in [
-    ("id", D1, ""), ("queue", D1, ""), ("handler_ref", D1, ""), ("payload", D1, ""),
-    ("payload_content_type", D1, ""), ("headers", D1, ""), ("status", D1, ""),
-    ("attempt_count", D1, ""), ("redrive_count", D1, ""),
+    ("id", D1, ""), ("headers", D1, ""), ("status", D1, ""), ("attempt_count", D1, ""),
     ("next_attempt_at", I1, " (IN_FLIGHT, whose next_attempt_at column is 'any')"),
     ("lease_expires_at", P1, " (PENDING, whose lease column wants null: absent is no worse)"),
     ("created_at", D1, " (no warning can be computed)"),
@@ -1624,55 +1537,30 @@ v1("invalid_missing_outcome_in_flight", I1, {"/attempts/1/outcome": DEL},
    desc="§6 the example path /attempts/0/outcome, here on the in-flight attempt 1.")
 v1("invalid_missing_error_type", D1, {"/attempts/0/error/type": DEL},
    [err("MISSING_FIELD", "/attempts/0/error/type")], desc="§3.2 error.type is required.")
-v1("invalid_missing_error_message", D1, {"/attempts/2/error/message": DEL},
-   [err("MISSING_FIELD", "/attempts/2/error/message")], desc="§3.2 error.message is required.")
 v1("invalid_v2_missing_origin", V2D, {"/origin": DEL}, [err("MISSING_FIELD", "/origin")],
    desc="§4.3 origin is required in v2.")
 v1("invalid_v2_missing_duration_ms", V2D, {"/attempts/1/duration_ms": DEL},
    [err("MISSING_FIELD", "/attempts/1/duration_ms")], desc="§4.4 every v2 attempt has duration_ms.")
-v1("invalid_v2_missing_duration_ms_in_flight", V2R, {"/attempts/0/duration_ms": DEL},
-   [err("MISSING_FIELD", "/attempts/0/duration_ms")],
-   desc="§4.4 duration_ms is required (null) while in flight too.")
 v1("invalid_v2_missing_payload", V2P, {"/payload": DEL}, [err("MISSING_FIELD", "/payload")],
    desc="§4.1 payload_ref absent: payload is required as in v1.")
-v1("invalid_v2_missing_payload_ref_null", V2P, {"/payload": DEL, "/payload_ref": None},
-   [err("MISSING_FIELD", "/payload")], desc="§4.1 payload_ref null: payload is required.")
-
 # =============================================================================================
 # WRONG_TYPE
 # =============================================================================================
 
 for name, base, path, value, note in [
     ("id_number", P1, "/id", 12345678901234567890, "a number as id"),
-    ("id_null", P1, "/id", None, "null as id"),
     ("queue_null", P1, "/queue", None, "null as queue"),
-    ("handler_ref_array", P1, "/handler_ref", ["notify.send-receipt"], "an array as handler_ref"),
     ("handler_version_number", D1, "/handler_version", Raw("2.14"), "a number as handler_version"),
-    ("handler_version_false", D1, "/handler_version", False, "false as handler_version"),
     ("payload_null", P1, "/payload", None, "null as payload (v1)"),
-    ("payload_object", P1, "/payload", {"to": "jane.doe@example.com"}, "an unencoded object"),
-    ("payload_content_type_null", P1, "/payload_content_type", None, "null content type"),
     ("headers_array", P1, "/headers", [["traceparent", TRACEPARENT_2]], "headers as pairs"),
-    ("headers_null", P1, "/headers", None, "headers null"),
     ("header_value_number", P1, "/headers/x-retry-limit", 5, "a header value that is a number"),
-    ("header_value_null", P1, "/headers/x-retry-limit", None, "a header value null"),
-    ("header_value_object", P1, "/headers/x-meta", {"a": "b"}, "a header value that is an object"),
-    ("status_null", P1, "/status", None, "status null"),
     ("status_number", P1, "/status", 0, "status as an enum ordinal"),
-    ("attempt_count_fraction", D1, "/attempt_count", Raw("3.0"), "3.0 is not a JSON integer"),
     ("attempt_count_one_point_zero", I1, "/attempt_count", Raw("1.0"), "1.0 as attempt_count"),
-    ("attempt_count_exponent", D1, "/attempt_count", Raw("3e0"), "3e0 is not a JSON integer"),
-    ("attempt_count_string", D1, "/attempt_count", "3", "\"3\" as attempt_count"),
     ("redrive_count_null", D1, "/redrive_count", None, "redrive_count null"),
-    ("redrive_count_huge_float", D1, "/redrive_count", Raw("1e400"), "1e400 as redrive_count"),
     ("next_attempt_at_epoch_millis", P1, "/next_attempt_at", 1714658591027,
      "epoch milliseconds as next_attempt_at (PENDING)"),
-    ("lease_expires_at_number", I1, "/lease_expires_at", 1718059626112,
-     "a number as lease_expires_at (IN_FLIGHT)"),
     ("created_at_null", D1, "/created_at", None, "created_at null"),
-    ("created_at_number", D1, "/created_at", 1710493964318, "a number as created_at"),
     ("attempts_object", P1, "/attempts", {}, "attempts as an object"),
-    ("attempts_null", P1, "/attempts", None, "attempts null"),
 ]:
     p = path if not path.startswith("/headers/") else path
     v1("invalid_wrong_type_" + name, base, {path: value}, [err("WRONG_TYPE", p)],
@@ -1691,31 +1579,21 @@ v1("invalid_wrong_type_attempt_not_object", P1,
    desc="§6 a whole attempt of the wrong type: path /attempts/i.")
 for name, path, value, note in [
     ("attempt_no_string", "/attempts/2/attempt_no", "3", "\"3\" as attempt_no"),
-    ("attempt_no_fraction", "/attempts/2/attempt_no", Raw("3.0"), "3.0 as attempt_no"),
     ("started_at_null", "/attempts/1/started_at", None, "started_at null"),
     ("finished_at_number", "/attempts/0/finished_at", 1710493967412, "a number as finished_at"),
     ("outcome_number", "/attempts/0/outcome", 1, "a number as outcome"),
     ("error_string", "/attempts/0/error", "java.net.SocketTimeoutException: Read timed out",
      "an error that is a string"),
-    ("error_array", "/attempts/2/error", [], "an error that is an array"),
     ("error_type_empty", "/attempts/0/error/type", "", "error.type \"\" (§3.2: explicitly WRONG_TYPE)"),
-    ("error_type_null", "/attempts/0/error/type", None, "error.type null"),
-    ("error_message_null", "/attempts/1/error/message", None, "error.message null"),
-    ("error_message_number", "/attempts/1/error/message", 504, "error.message a number"),
     ("error_stack_number", "/attempts/0/error/stack", 42, "error.stack a number"),
-    ("error_stack_array", "/attempts/0/error/stack", SOCKET_FRAMES[:2], "error.stack as a list of frames"),
 ]:
     v1("invalid_wrong_type_" + name, D1, {path: value}, [err("WRONG_TYPE", path)],
        desc="§3.2 %s: WRONG_TYPE at %s." % (note, path))
 for name, path, value, note in [
     ("origin_null", "/origin", None, "origin null"),
-    ("origin_array", "/origin", [], "origin an array"),
-    ("origin_string", "/origin", "billing-service", "origin a string"),
     ("origin_source_null", "/origin/source", None, "origin.source null (§4.3: null is WRONG_TYPE)"),
-    ("origin_submitted_by_number", "/origin/submitted_by", 4711, "origin.submitted_by a number"),
     ("duration_ms_string", "/attempts/0/duration_ms", "2511", "duration_ms \"2511\""),
     ("duration_ms_fraction", "/attempts/0/duration_ms", Raw("2511.0"), "duration_ms 2511.0"),
-    ("duration_ms_exponent", "/attempts/0/duration_ms", Raw("2.511e3"), "duration_ms 2.511e3"),
     ("payload_number", "/payload", 0, "v2 payload a number (payload_ref absent)"),
 ]:
     v1("invalid_v2_wrong_type_" + name, V2D, {path: value}, [err("WRONG_TYPE", path)],
@@ -1744,10 +1622,12 @@ v1("boundary_attempt_count_4294967296", D1, {"/attempt_count": 4294967296},
    desc="§3.1 attempt_count 4294967296 is OUT_OF_RANGE. choice: an out-of-range JSON integer still "
         "takes part in the cross-field rules ('every rule the line breaks that it can still "
         "check'), so §3.3 attempt_count <= 3 attempts is also reported.")
-v1("boundary_attempt_no_0", D1, {"/attempts/0/attempt_no": 0},
+v1("boundary_attempt_no_0", I1, {"/attempts": [mod(I1["attempts"][1], {"/attempt_no": 0})],
+                                 "/attempt_count": 1},
    [err("OUT_OF_RANGE", "/attempts/0/attempt_no"), err("BAD_ATTEMPT", "/attempts/0/attempt_no")],
-   desc="§3.2 attempt_no 0 is below 1: OUT_OF_RANGE. choice: the value still takes part in the "
-        "numbering rule, and attempts[0].attempt_no is not 1, so BAD_ATTEMPT too (same path).")
+   desc="§3.2 attempt_no 0 (a single, in-flight attempt) is below 1: OUT_OF_RANGE. choice: the "
+        "value still takes part in the numbering rule, and attempts[0].attempt_no is not 1, so "
+        "BAD_ATTEMPT too (same path). A single attempt keeps later numbering out of the case.")
 v1("boundary_attempt_no_4294967296_last", D1, {"/attempts/2/attempt_no": 4294967296},
    [err("OUT_OF_RANGE", "/attempts/2/attempt_no"), err("BAD_ATTEMPT", "/attempts/2/attempt_no")],
    desc="§3.2 attempt_no 2^32 is over 4294967295; choice (as for 0): it is also not 2+1 nor 1.")
@@ -1763,13 +1643,8 @@ for name, value, note in [
     ("25_chars", PID[:25], "25 characters"),
     ("27_chars", PID + "0", "27 characters"),
     ("contains_i", PID[:20] + "I" + PID[21:], "'I' is not in the Crockford alphabet"),
-    ("contains_l", PID[:20] + "L" + PID[21:], "'L' is not in the alphabet"),
-    ("contains_o", PID[:20] + "O" + PID[21:], "'O' is not in the alphabet"),
-    ("contains_u", PID[:20] + "U" + PID[21:], "'U' is not in the alphabet"),
     ("empty", "", "the empty string"),
     ("uuid", "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "a UUID"),
-    ("trailing_space", PID[:25] + " ", "a trailing space"),
-    ("non_ascii_lookalike", PID[:25] + "\u0410", "Cyrillic A instead of A"),
 ]:
     v1("invalid_id_" + name, P1, {"/id": value}, [err("INVALID_ID", "/id")],
        desc="§3.1 id %s: INVALID_ID. Its time part is unchanged, so no warning arises either way."
@@ -1791,26 +1666,17 @@ assert len(Q240) == 240
 v1("boundary_queue_240_chars", P1, {"/queue": Q240}, desc="§3.1 a queue name of 240 characters.")
 v1("boundary_queue_241_chars", P1, {"/queue": Q240 + "x"}, [err("INVALID_NAME", "/queue")],
    desc="§3.1 a queue name of 241 characters.")
-v1("boundary_handler_ref_240_chars", P1, {"/handler_ref": Q240},
-   desc="§3.1 a handler_ref of 240 characters.")
 v1("boundary_handler_ref_241_chars", P1, {"/handler_ref": "h" + Q240},
    [err("INVALID_NAME", "/handler_ref")], desc="§3.1 a handler_ref of 241 characters.")
 for name, field, value, note in [
     ("queue_empty", "queue", "", "empty (1-240 characters)"),
     ("queue_uppercase", "queue", "Billing.Invoices", "upper case"),
     ("queue_space", "queue", "billing invoices", "a space"),
-    ("queue_slash", "queue", "billing/invoices", "a slash"),
-    ("queue_colon", "queue", "billing:invoices", "a colon"),
     ("queue_non_ascii", "queue", "billing.rechnungen-\u00fc", "a non-ASCII letter"),
     ("handler_ref_java_class", "handler_ref", "com.acme.billing.IssueInvoiceHandler", "a Java class name"),
-    ("handler_ref_method_ref", "handler_ref", "billing::issue_invoice", "'::'"),
-    ("handler_ref_empty", "handler_ref", "", "empty"),
 ]:
     v1("invalid_name_" + name, D1, {"/" + field: value}, [err("INVALID_NAME", "/" + field)],
        desc="§3.1 %s %s: INVALID_NAME (charset [a-z0-9._-])." % (field, note))
-v1("valid_queue_all_allowed_characters", D1, {"/queue": "a-z.0_9-queue..--__"},
-   desc="§3.1 every character class of [a-z0-9._-], leading/trailing/repeated punctuation.")
-
 HV = "/handler_version"
 v1("boundary_handler_version_240_bytes", D1, {HV: "2.14.1+build." + "a" * 227},
    desc="§3.1 handler_version of 240 bytes.")
@@ -1826,13 +1692,9 @@ v1("invalid_handler_version_empty", D1, {HV: ""}, [err("INVALID_NAME", HV)],
 for name, text, note in [
     ("nul_escape", '"2.14.1\\u0000"', "U+0000 as \\u0000"),
     ("tab_escape", '"2.14.1\\t"', "TAB as \\t"),
-    ("newline_escape", '"2.14.1\\n"', "LF as \\n"),
-    ("unit_separator", '"2.14\\u001f1"', "U+001F"),
     ("del_raw", '"2.14.1\x7f"', "U+007F as a raw DEL byte"),
     ("nel_escaped", '"2.14.1\\u0085"', "U+0085 (NEL) as the escape \\u0085"),
     ("nel_raw", '"2.14.1\u0085"', "U+0085 (NEL) as raw bytes C2 85"),
-    ("c1_009f", '"2.14.1\\u009f"', "U+009F, the last C1 control"),
-    ("c1_0080", '"\\u00802.14.1"', "U+0080, the first C1 control"),
 ]:
     v1("invalid_handler_version_control_" + name, D1, {HV: Raw(text)}, [err("INVALID_NAME", HV)],
        desc="§3.1 handler_version with a control character (Unicode Cc), %s." % note)
@@ -1848,24 +1710,15 @@ assert b64_a == "eyJhIjoxfQ=="
 for name, value, note in [
     ("noncanonical_two_pad", "eyJhIjoxfR==", "unused bits not zero before '==' (R instead of Q)"),
     ("noncanonical_one_pad", "QUJ=", "unused bits not zero before '=' (J instead of I)"),
-    ("noncanonical_single_byte", "QR==", "QR== decodes to 'A' but is not canonical (QQ==)"),
     ("missing_padding", "eyJhIjoxfQ", "no padding (length not a multiple of 4)"),
     ("short_padding", "eyJhIjoxfQ=", "one '=' where two are needed"),
-    ("excess_padding", "Q===", "three '='"),
-    ("padding_only", "====", "only padding"),
     ("padding_in_middle", "QQ==QQ==", "padding before the end"),
     ("space", "eyJh IjoxfQ==", "an inner space"),
     ("escaped_newline", "eyJhIjox\nfQ==", "a MIME-style line break (written \\n)"),
-    ("trailing_crlf", "eyJhIjoxfQ==\r\n", "a trailing CR LF (written \\r\\n)"),
     ("url_safe_alphabet", "-_-_", "the URL-safe alphabet"),
-    ("length_5", "eyJhI", "length 5"),
-    ("non_ascii", "eyJhIjoxfQ\u00e9=", "a non-ASCII character"),
 ]:
     v1("invalid_base64_" + name, D1, {"/payload": value}, [err("INVALID_BASE64", "/payload")],
        desc="§3.1 payload %s: INVALID_BASE64." % note)
-v1("valid_base64_one_and_two_pad", P1, {"/payload": "QUI="},
-   desc="§3.1 canonical base64 of 'AB' (one '=').")
-
 # =============================================================================================
 # INVALID_CONTENT_TYPE
 # =============================================================================================
@@ -1874,12 +1727,8 @@ CT = "/payload_content_type"
 for name, value, note in [
     ("quoted_parameter", 'text/plain; charset="utf-8"', "a quoted-string value"),
     ("ows_before_semicolon", "text/plain ; charset=utf-8", "OWS before ';'"),
-    ("ows_tab", "text/plain;\tcharset=utf-8", "HTAB as OWS"),
-    ("no_ows", "text/plain;charset=utf-8;format=flowed", "no OWS, two parameters"),
-    ("vendor_tree_and_case", "Application/VND.Acme.Invoice+JSON; Version=2", "mixed case tokens"),
     ("obs_text_in_quotes", 'text/plain; title="caf\u00e9 \u2014 men\u00fc"', "obs-text (UTF-8 "
      "bytes >= 0x80) inside a quoted-string"),
-    ("quoted_pair", 'text/plain; title="a \\"quoted\\" \\\\ word"', "quoted-pairs inside quotes"),
     ("empty_quoted_string", 'text/plain; charset=""', "an empty quoted-string (the grammar "
      "allows it: only an empty parameter like 'text/plain;' is refused)"),
     ("token_punctuation", "application/x-!#$%&'*+.^_`|~09; a=!#$%&'*+.^_`|~", "every tchar"),
@@ -1889,19 +1738,11 @@ for name, value, note in [
 for name, value, note in [
     ("empty_parameter", "text/plain;", "'text/plain;' (the spec's own example)"),
     ("empty_value", "text/plain; charset=", "an empty parameter value"),
-    ("double_semicolon", "text/plain;;charset=utf-8", "';;'"),
     ("no_subtype", "application", "no '/subtype'"),
-    ("empty_subtype", "application/", "an empty subtype"),
     ("empty", "", "the empty string"),
     ("trailing_space", "application/json ", "trailing white space without a parameter"),
-    ("leading_space", " application/json", "leading white space"),
     ("space_around_equals", "text/plain; charset = utf-8", "white space around '='"),
-    ("unterminated_quote", 'text/plain; charset="utf-8', "an unterminated quoted-string"),
     ("non_ascii_token", "application/j\u00e9son", "a non-ASCII byte outside quotes"),
-    ("parameter_without_name", "text/plain; =utf-8", "a parameter with no name"),
-    ("space_in_type", "text /plain", "a space before '/'"),
-    ("parameter_without_value", "text/plain; charset", "a parameter with no '='"),
-    ("two_slashes", "application/vnd/json", "a second '/'"),
     ("control_in_quotes", 'text/plain; x="a\u0001b"', "a control character inside quotes"),
 ]:
     v1("invalid_content_type_" + name, P1, {CT: value}, [err("INVALID_CONTENT_TYPE", CT)],
@@ -1917,9 +1758,9 @@ v1("boundary_content_type_256_bytes", P1, {CT: CT255.replace("+json", "x+json")}
 # PAYLOAD_REF_RESERVED (v1) and INVALID_PAYLOAD_REF (v2)
 # =============================================================================================
 
-for name, value in [("object", V2R["payload_ref"]), ("empty_object", {}),
-                    ("string", "s3://rdq-claims/x.bin"), ("number", 0), ("false", False),
-                    ("empty_array", []), ("huge_number", Raw("1e400"))]:
+for name, value in [("object", V2R["payload_ref"]), 
+                    ("string", "s3://rdq-claims/x.bin"), ("false", False),
+                    ("empty_array", []), ]:
     v1("invalid_payload_ref_reserved_v1_" + name, D1, {"/payload_ref": value},
        [err("PAYLOAD_REF_RESERVED", "/payload_ref")],
        desc="§3.1 v1 payload_ref is reserved: any non-null value (%s) is PAYLOAD_REF_RESERVED, "
@@ -1929,7 +1770,6 @@ PR = "/payload_ref"
 for name, value, paths, note in [
     ("string", "s3://rdq-claims/x.bin", [PR], "a string"),
     ("array", [V2R["payload_ref"]], [PR], "an array"),
-    ("true", True, [PR], "true"),
     ("number", 73400320, [PR], "a number"),
     ("empty_object", {}, [PR + "/uri", PR + "/sha256", PR + "/size"],
      "{} (each missing member at its own path, never MISSING_FIELD)"),
@@ -1940,29 +1780,16 @@ for name, value, paths, note in [
 for member, value, note in [
     ("uri", DEL, "uri missing"),
     ("uri", 42, "uri a number (not WRONG_TYPE)"),
-    ("uri", "", "uri empty (no scheme)"),
     ("uri", "rdq-claims/archive/batch-0007.tar.zst", "uri without a scheme"),
-    ("uri", "3s://rdq-claims/x", "a scheme starting with a digit"),
     ("uri", "s3://rdq-claims/batch 0007.tar.zst", "a space in the uri"),
-    ("uri", "s3://rdq-claims/stapel-\u00fc.tar.zst", "non-ASCII in the uri"),
     ("uri", "s3://rdq-claims/%zz.bin", "a bad %-escape"),
-    ("uri", "s3://rdq-claims/50%.bin", "a '%' without two hex digits"),
-    ("uri", "s3://rdq-claims/{batch}.bin", "'{' (neither unreserved nor reserved)"),
-    ("uri", 's3://rdq-claims/"x".bin', "a double quote"),
-    ("uri", "s3://rdq-claims\\x.bin", "a backslash"),
     ("sha256", DEL, "sha256 missing"),
     ("sha256", V2R["payload_ref"]["sha256"].upper(), "sha256 in upper-case hex"),
     ("sha256", V2R["payload_ref"]["sha256"][:63], "sha256 of 63 hex digits"),
-    ("sha256", V2R["payload_ref"]["sha256"] + "0", "sha256 of 65 hex digits"),
-    ("sha256", V2R["payload_ref"]["sha256"][:63] + "g", "a non-hex digit in sha256"),
-    ("sha256", None, "sha256 null"),
     ("size", DEL, "size missing"),
     ("size", -1, "size -1"),
     ("size", Raw("18446744073709551616"), "size 2^64 (one over)"),
     ("size", Raw("73400320.0"), "size with a fraction"),
-    ("size", Raw("7.340032e7"), "size with an exponent"),
-    ("size", "73400320", "size as a string"),
-    ("size", None, "size null"),
 ]:
     slug = re.sub(r"[^a-z0-9]+", "_", note.lower()).strip("_")
     name = "invalid_payload_ref_" + (slug if slug.startswith(member) else member + "_" + slug)
@@ -1971,9 +1798,6 @@ for member, value, note in [
 v1("invalid_payload_ref_with_payload_beside", V2R, {"/payload": b64(b"inline copy")},
    [err("INVALID_PAYLOAD_REF", "/payload")],
    desc="§4.1 a (valid) payload beside a set payload_ref: INVALID_PAYLOAD_REF at /payload.")
-v1("invalid_payload_ref_empty_payload_beside", V2R, {"/payload": ""},
-   [err("INVALID_PAYLOAD_REF", "/payload")],
-   desc="§4.1 even the empty payload \"\" must be absent when payload_ref is set.")
 v1("invalid_payload_ref_string_with_payload_beside", V2R,
    {PR: "s3://rdq-claims/x.bin", "/payload": b64(b"inline copy")},
    [err("INVALID_PAYLOAD_REF", PR), err("INVALID_PAYLOAD_REF", "/payload")],
@@ -1995,9 +1819,6 @@ v1("invalid_header_empty_key_and_number_value", D1, {"/headers/": 1},
    [err("INVALID_HEADER", "/headers/"), err("WRONG_TYPE", "/headers/")],
    desc="§3.1 an empty key holding a number breaks two rules (key non-empty, value a string): "
         "both are reported at /headers/.")
-v1("invalid_header_empty_key_v2", V2D, {"/headers/": "orphan"},
-   [err("INVALID_HEADER", "/headers/")], desc="§3.1 the empty-key rule holds in v2 (§4 'every "
-                                                "other v1 rule holds').")
 v1("invalid_header_v2_moved_rdq_source", V2D, {"/headers/rdq.source": "billing-service"},
    [err("INVALID_HEADER", "/headers/rdq.source")],
    desc="§4.3 in v2, headers MUST NOT contain rdq.source (it moved to origin.source).")
@@ -2017,8 +1838,8 @@ v1("invalid_header_v2_moved_key_number_value", V2D, {"/headers/rdq.source": 7},
 
 SUB = {"submit": True}
 for name, key in [("rdq_trace", "rdq.trace"), ("upper_case", "RDQ.x"),
-                  ("mixed_case_source", "Rdq.Source"), ("prefix_only", "rdq."),
-                  ("submitted_by", "rdq.submitted_by")]:
+                  ("prefix_only", "rdq."),
+                  ]:
     v1("invalid_reserved_header_" + name, SUBMIT_BASE, {"/headers/" + key: "v"},
        [err("RESERVED_HEADER", "/headers/" + key)], options=SUB,
        desc="§3.5 --submit: header key %r starts with 'rdq.' in some letter case: RESERVED_HEADER."
@@ -2033,8 +1854,6 @@ v1("invalid_reserved_header_two_keys", SUBMIT_BASE,
    options=SUB, desc="§3.5 one diagnostic per reserved key.")
 v1("invalid_submit_header_empty_key", SUBMIT_BASE, {"/headers/": "x"},
    [err("INVALID_HEADER", "/headers/")], options=SUB, desc="§3.5/§3.1 the empty key under --submit.")
-v1("invalid_submit_header_value_number", SUBMIT_BASE, {"/headers/x-retries": 3},
-   [err("WRONG_TYPE", "/headers/x-retries")], options=SUB, desc="§3.5 header values are strings.")
 v1("invalid_submit_headers_null", SUBMIT_BASE, {"/headers": None}, [err("WRONG_TYPE", "/headers")],
    options=SUB, desc="§3.1/§3.5 headers is optional under --submit, but 'null is allowed only "
                      "where the row says so': null is WRONG_TYPE.")
@@ -2053,14 +1872,12 @@ v1("invalid_submit_field_rules", SUBMIT_BASE,
     err("INVALID_CONTENT_TYPE", "/payload_content_type")], options=SUB,
    desc="§3.5 the submit subset is judged by the v1 field rules; every broken rule is reported.")
 for f in SERVER_FIELDS:
-    val = D1[f] if f not in ("attempts",) else []
-    v1("invalid_server_assigned_" + f, SUBMIT_BASE, {"/" + f: val},
+    as_null = f in ("id", "status", "created_at", "envelope_version")
+    val = None if as_null else (D1[f] if f != "attempts" else [])
+    v1("invalid_server_assigned_" + f + ("_null" if as_null else ""), SUBMIT_BASE, {"/" + f: val},
        [err("SERVER_ASSIGNED_FIELD", "/" + f)], options=SUB,
-       desc="§3.5 --submit: %s is assigned by the server: SERVER_ASSIGNED_FIELD." % f)
-for f in ("id", "status", "created_at", "envelope_version"):
-    v1("invalid_server_assigned_%s_null" % f, SUBMIT_BASE, {"/" + f: None},
-       [err("SERVER_ASSIGNED_FIELD", "/" + f)], options=SUB,
-       desc="§3.5 --submit: %s present as null is still SERVER_ASSIGNED_FIELD (and nothing else)." % f)
+       desc="§3.5 --submit: %s is assigned by the server: SERVER_ASSIGNED_FIELD%s." % (
+           f, ", even as null (and nothing else)" if as_null else ""))
 case("invalid_submit_full_dlq_line", D1,
      [err("SERVER_ASSIGNED_FIELD", "/" + f) for f in SERVER_FIELDS] +
      [err("RESERVED_HEADER", "/headers/rdq.source"),
@@ -2073,16 +1890,13 @@ case("invalid_submit_full_dlq_line", D1,
 # UNKNOWN_STATUS, UNKNOWN_OUTCOME
 # =============================================================================================
 
-for name, value in [("cancelled_in_v1", "CANCELLED"), ("lowercase", "dead"), ("failed", "FAILED"),
-                    ("empty", ""), ("trailing_space", "DEAD ")]:
+for name, value in [("cancelled_in_v1", "CANCELLED"), ("lowercase", "dead"), 
+                    ("empty", ""), ]:
     v1("invalid_unknown_status_" + name, D1, {"/status": value},
        [err("UNKNOWN_STATUS", "/status")],
        desc="§3.1 status %r is not PENDING/IN_FLIGHT/SUCCEEDED/DEAD%s; with no known status there is "
             "no §3.3 check." % (value, " (CANCELLED is v2 only, §4.2)" if value == "CANCELLED" else ""))
-v1("invalid_unknown_status_v2", V2C, {"/status": "ABORTED"}, [err("UNKNOWN_STATUS", "/status")],
-   desc="§4.2 v2 adds only CANCELLED.")
-for name, value in [("failure", "FAILURE"), ("lowercase_success", "success"),
-                    ("timeout", "TIMEOUT"), ("empty", "")]:
+for name, value in [("failure", "FAILURE"), ("lowercase_success", "success")]:
     v1("invalid_unknown_outcome_" + name, D1, {"/attempts/0/outcome": value},
        [err("UNKNOWN_OUTCOME", "/attempts/0/outcome")],
        desc="§3.2 outcome %r on a finished, non-last attempt: UNKNOWN_OUTCOME." % value)
@@ -2094,39 +1908,21 @@ for name, value in [("failure", "FAILURE"), ("lowercase_success", "success"),
 NA = "/next_attempt_at"
 for name, value, note in [
     ("lowercase_z", "2024-05-02T14:03:11.027z", "lower-case z"),
-    ("lowercase_t", "2024-05-02t14:03:11.027Z", "lower-case t"),
     ("offset_utc", "2024-05-02T14:03:11.027+00:00", "an offset +00:00 instead of Z"),
-    ("offset_cest", "2024-05-02T16:03:11.027+02:00", "an offset +02:00"),
     ("two_fraction_digits", "2024-05-02T14:03:11.02Z", "2 fraction digits"),
-    ("four_fraction_digits", "2024-05-02T14:03:11.0270Z", "4 fraction digits"),
-    ("nine_fraction_digits", "2024-05-02T14:03:11.027000000Z", "9 fraction digits"),
     ("no_fraction", "2024-05-02T14:03:11Z", "no fraction"),
     ("space_separator", "2024-05-02 14:03:11.027Z", "a space instead of T"),
     ("feb_29_non_leap", "2023-02-29T10:00:00.000Z", "29 February 2023 (not a leap year)"),
     ("feb_29_1900", "1900-02-29T10:00:00.000Z", "29 February 1900 (divisible by 100, not 400)"),
-    ("apr_31", "2024-04-31T10:00:00.000Z", "31 April"),
-    ("month_13", "2024-13-01T10:00:00.000Z", "month 13"),
-    ("month_00", "2024-00-10T10:00:00.000Z", "month 00"),
-    ("day_00", "2024-05-00T10:00:00.000Z", "day 00"),
     ("hour_24", "2024-05-02T24:00:00.000Z", "hour 24"),
-    ("minute_60", "2024-05-02T14:60:00.000Z", "minute 60"),
     ("second_60_leap_second", "2016-12-31T23:59:60.000Z", "second 60 (a real leap second)"),
     ("empty", "", "the empty string"),
-    ("trailing_space", "2024-05-02T14:03:11.027Z ", "a trailing space"),
-    ("five_digit_year", "10000-01-01T00:00:00.000Z", "a five-digit year"),
-    ("negative_year", "-0001-01-01T00:00:00.000Z", "a negative year"),
-    ("date_only", "2024-05-02", "a date without a time"),
-    ("single_digit_fields", "2024-5-2T14:3:11.027Z", "unpadded fields"),
-    ("arabic_indic_digits", "\u0662\u0660\u0662\u0664-05-02T14:03:11.027Z", "non-ASCII digits"),
-    ("comma_fraction", "2024-05-02T14:03:11,027Z", "a comma as the decimal sign"),
 ]:
     v1("invalid_timestamp_" + name, P1, {NA: value}, [err("INVALID_TIMESTAMP", NA)],
        desc="§3.1 timestamps are exactly YYYY-MM-DDTHH:MM:SS.mmmZ: %s is INVALID_TIMESTAMP "
             "(next_attempt_at of a PENDING task)." % note)
 v1("invalid_timestamp_created_at_lowercase_z", D1, {"/created_at": D1_CREATED[:-1] + "z"},
    [err("INVALID_TIMESTAMP", "/created_at")], desc="§3.1 created_at with a lower-case z.")
-v1("invalid_timestamp_created_at_offset", D1, {"/created_at": "2024-03-15T10:12:44.318+01:00"},
-   [err("INVALID_TIMESTAMP", "/created_at")], desc="§3.1 created_at with a +01:00 offset.")
 v1("invalid_timestamp_lease_expires_at_hour_24", I1, {"/lease_expires_at": "2024-06-10T24:00:00.000Z"},
    [err("INVALID_TIMESTAMP", "/lease_expires_at")], desc="§3.1 lease_expires_at at hour 24.")
 v1("invalid_timestamp_started_at_offset", D1,
@@ -2135,7 +1931,387 @@ v1("invalid_timestamp_started_at_offset", D1,
 v1("invalid_timestamp_finished_at_two_digits", D1,
    {"/attempts/2/finished_at": "2024-03-15T09:14:20.38Z"},
    [err("INVALID_TIMESTAMP", "/attempts/2/finished_at")], desc="§3.2 finished_at with .38.")
-v1("invalid_timestamp_finished_at_microseconds", D1,
-   {"/attempts/0/finished_at": "2024-03-15T09:12:47.412000Z"},
-   [err("INVALID_TIMESTAMP", "/attempts/0/finished_at")],
-   desc="§3.2 finished_at with microseconds (what Instant.toString() may give).")
+# =============================================================================================
+# FIELD_TOO_LONG and truncation (§3.2)
+# =============================================================================================
+
+M = "\u2026[truncated]"
+assert len(M.encode()) == 14
+MSG_SEED = "Read timed out after 2500 ms calling POST https://payments.internal/v2/charges; retry "
+STACK_SEED = ("java.lang.StackOverflowError\n\tat com.acme.billing.tree.InvoiceTree.visit("
+              "InvoiceTree.java:88)\n\tat com.acme.billing.tree.InvoiceTree.visitChildren("
+              "InvoiceTree.java:102)\n")
+
+
+def text_of(n, seed):
+    s = (seed * (n // len(seed) + 1))[:n]
+    assert len(s.encode()) == n
+    return s
+
+
+def trunc_family(field, limit, path, seed, base=D1, full=True):
+    T = lambda n: text_of(n, seed)  # noqa: E731
+    F = [err("FIELD_TOO_LONG", path)]
+    what = "%s (limit %d bytes)" % (field, limit)
+    pre = "boundary_%s_" % field
+    n3 = limit // 3
+    v1(pre + "exactly_limit", base, {path: T(limit)},
+       desc="§3.2 %s: exactly the limit, no marker: valid." % what)
+    v1(pre + "limit_plus_1_no_marker", base, {path: T(limit + 1)}, F,
+       desc="§3.2 %s: limit+1 bytes without the marker: FIELD_TOO_LONG." % what)
+    v1(pre + "truncated_prefix_limit_minus_3", base, {path: T(limit - 3) + M},
+       desc="§3.2 %s: a prefix of limit-3 bytes + the 14-byte marker (the cut-off character was 4 "
+            "bytes long): valid." % what)
+    v1(pre + "truncated_prefix_limit", base, {path: T(limit) + M},
+       desc="§3.2 %s: a prefix of exactly limit bytes + the marker: valid (the marker comes on top)."
+            % what)
+    v1(pre + "truncated_prefix_limit_minus_4", base, {path: T(limit - 4) + M}, F,
+       desc="§3.2 %s: prefix of limit-4 bytes + marker: a writer never cuts more than 3 bytes "
+            "short of the limit: FIELD_TOO_LONG." % what)
+    v1(pre + "truncated_prefix_limit_plus_1", base, {path: T(limit + 1) + M}, F,
+       desc="§3.2 %s: prefix of limit+1 bytes + marker: FIELD_TOO_LONG." % what)
+    v1(pre + "truncated_cut_before_3_byte_char", base, {path: T(limit - 1) + M},
+       desc="§3.2 %s: the original was limit-1 ASCII bytes then U+20AC (which would end at "
+            "limit+2): the writer kept limit-1 bytes: valid." % what)
+    v1(pre + "over_limit_in_bytes_not_characters", base, {path: "\u20ac" * (n3 + 1)}, F,
+       desc="§3.2 %s: %d x U+20AC = %d bytes: the limit counts UTF-8 bytes: FIELD_TOO_LONG."
+            % (what, n3 + 1, 3 * (n3 + 1)))
+    if not full:
+        return
+    v1(pre + "truncated_prefix_limit_minus_3_multibyte", base,
+       {path: T(limit - 7) + "\U0001F4A5" + M},
+       desc="§3.2 %s: a prefix of limit-3 bytes ending with a 4-byte character: valid." % what)
+    v1(pre + "exactly_limit_multibyte", base, {path: "\u20ac" * n3 + "a" * (limit - 3 * n3)},
+       desc="§3.2 %s: %d characters, exactly limit UTF-8 bytes: valid." % (what, n3 + limit % 3))
+    v1(pre + "marker_within_limit", base, {path: T(limit - 14) + M},
+       desc="§3.2 %s: prefix + marker totalling exactly limit bytes: within the limit, valid." % what)
+    v1(pre + "marker_written_as_escape", base,
+       {path: Raw(jstr_raw(T(limit))[:-1] + '\\u2026[truncated]"')},
+       desc="§3.1 %s: the marker written as \\u2026[truncated] is the same decoded string: valid."
+            % what)
+    v1(pre + "ascii_dots_marker", base, {path: T(limit) + "...[truncated]"}, F,
+       desc="§3.2 %s: '...[truncated]' (three ASCII dots, also 14 bytes) is not the marker: "
+            "FIELD_TOO_LONG." % what)
+trunc_family("message", 4096, "/attempts/0/error/message", MSG_SEED)
+trunc_family("stack", 65536, "/attempts/0/error/stack", STACK_SEED, full=False)
+v1("boundary_message_escaped_chars_decoded_4096", D1,
+   {"/attempts/1/error/message": Raw('"' + "\\u00e9" * 2048 + '"')},
+   desc="§3.1 the limit applies to the decoded string: 2048 x \\u00e9 is 12,288 raw bytes but 4096 "
+        "decoded UTF-8 bytes: valid.")
+v1("invalid_field_too_long_message_and_stack_in_two_attempts", D1,
+   {"/attempts/0/error/stack": text_of(70000, STACK_SEED),
+    "/attempts/2/error/message": text_of(5000, MSG_SEED)},
+   [err("FIELD_TOO_LONG", "/attempts/0/error/stack"),
+    err("FIELD_TOO_LONG", "/attempts/2/error/message")],
+   desc="§6 one FIELD_TOO_LONG per offending value.")
+
+# =============================================================================================
+# BAD_ATTEMPT (§3.2 rules across attempts; paths from §6)
+# =============================================================================================
+
+A = "/attempts/%d/"
+for name, base, edits, path, note in [
+    ("first_attempt_no_2", D1, {"/attempts/0/attempt_no": 2, "/attempts/1/attempt_no": 3,
+                                "/attempts/2/attempt_no": 4}, A % 0 + "attempt_no",
+     "rule 1: attempts[0].attempt_no must be 1 (2,3,4: only the first is wrong)"),
+    ("numbering_gap", D1, {"/attempts/2/attempt_no": 4}, A % 2 + "attempt_no",
+     "rule 1: 1,2,4 skips a number"),
+    ("numbering_decrease_not_to_1", D1, {"/attempts/1/attempt_no": 3, "/attempts/2/attempt_no": 2},
+     None, "rule 1: 1,3,2"),
+    ("restart_without_redrive", D1, {"/attempts/2/attempt_no": 1, "/attempt_count": 1}, "/attempts",
+     "rule 1: 1,2,1 restarts once but redrive_count is 0: BAD_ATTEMPT at /attempts"),
+    ("two_restarts_one_redrive", D1, {"/attempts/1/attempt_no": 1, "/attempts/2/attempt_no": 1,
+                                      "/redrive_count": 1, "/attempt_count": 1}, "/attempts",
+     "rule 1: 1,1,1 is two restarts with redrive_count 1: one diagnostic at /attempts"),
+    ("numbering_gap_after_restart", D1,
+     {"/attempts": REDRIVEN_ATTEMPTS[:4] + [mod(REDRIVEN_ATTEMPTS[4], {"/attempt_no": 3})],
+      "/redrive_count": 1, "/attempt_count": 2}, A % 4 + "attempt_no",
+     "rule 1: 1,2,3,1,3: after the restart the numbering must continue 2"),
+    ("started_at_decreases", D1, {"/attempts/1/started_at": "2024-03-15T09:12:44.900Z"},
+     A % 1 + "started_at", "rule 2: attempt 1 starts 1 ms before attempt 0"),
+    ("finished_before_started", D1, {"/attempts/2/finished_at": "2024-03-15T09:14:20.117Z"},
+     A % 2 + "finished_at", "rule 2: finished_at 1 ms before its started_at"),
+    ("in_flight_not_last", D1, {"/attempts/1/finished_at": None, "/attempts/1/outcome": None,
+                                "/attempts/1/error": DEL}, A % 1 + "finished_at",
+     "rule 3: only the last attempt may be in flight"),
+    ("outcome_null_but_finished", D1, {"/attempts/0/outcome": None}, A % 0 + "outcome",
+     "§3.2 outcome is null exactly when finished_at is null: finished with outcome null"),
+    ("outcome_set_but_in_flight", I1, {"/attempts/1/outcome": "RETRYABLE_FAILURE"},
+     A % 1 + "outcome", "§3.2 in flight (finished_at null) with an outcome"),
+    ("success_not_last", D1, {"/attempts/0/outcome": "SUCCESS", "/attempts/0/error": None},
+     A % 0 + "outcome", "rule 4: SUCCESS only on the last attempt"),
+    ("success_with_error", S1, {"/attempts/1/error": {"type": "java.lang.IllegalStateException",
+                                                      "message": "partial write"}},
+     A % 1 + "error", "rule 4: SUCCESS with an error"),
+    ("lease_expired_no_error", S1, {"/attempts/0/error": DEL}, A % 0 + "error",
+     "rule 5: LEASE_EXPIRED with error absent"),
+    ("lease_expired_wrong_type", S1, {"/attempts/0/error/type": "java.util.concurrent.TimeoutException"},
+     A % 0 + "error", "rule 5: LEASE_EXPIRED with another error type"),
+    ("lease_expired_empty_message", S1, {"/attempts/0/error/message": ""}, A % 0 + "error",
+     "rule 5: LEASE_EXPIRED needs a non-empty message"),
+    ("lease_expired_with_stack", S1, {"/attempts/0/error/stack": "rdq.LeaseExpired\n\tat dev.rdq."
+                                      "server.LeaseReaper.run(LeaseReaper.java:40)"},
+     A % 0 + "error", "rule 5: LEASE_EXPIRED carries no stack"),
+]:
+    errors = [err("BAD_ATTEMPT", path)] if path else [err("BAD_ATTEMPT", A % 1 + "attempt_no"),
+                                                      err("BAD_ATTEMPT", A % 2 + "attempt_no")]
+    v1("invalid_bad_attempt_" + name, base, edits, errors,
+       desc="§3.2 %s." % note + ("" if path else " 3 is not 1+1 nor 1, and 2 is not 3+1 nor 1: "
+                                                 "two diagnostics."))
+v1("invalid_bad_attempt_success_not_last_with_error", D1, {"/attempts/1/outcome": "SUCCESS"},
+   [err("BAD_ATTEMPT", A % 1 + "outcome"), err("BAD_ATTEMPT", A % 1 + "error")],
+   desc="§3.2 rule 4 broken twice on one attempt: SUCCESS not last (/outcome) and with an error "
+        "(/error).")
+D2 = "/attempts/%d/duration_ms"
+for name, base, edits, path, note in [
+    ("off_by_one", V2D, {D2 % 0: 2512}, D2 % 0, "2512 where finished_at - started_at is 2511"),
+    ("negative", V2D, {D2 % 2: -259}, D2 % 2, "a negative value"),
+    ("huge", V2D, {D2 % 1: Raw("123456789012345678901234567890")}, D2 % 1,
+     "a huge integer (never OUT_OF_RANGE)"),
+    ("null_when_finished", V2D, {D2 % 2: None}, D2 % 2, "null on a finished attempt"),
+    ("integer_when_in_flight", V2R, {D2 % 0: 0}, D2 % 0, "0 while in flight (must be null)"),
+]:
+    v1("invalid_v2_bad_attempt_duration_" + name, base, edits, [err("BAD_ATTEMPT", path)],
+       desc="§4.4 duration_ms %s: BAD_ATTEMPT at %s." % (note, path))
+v1("invalid_v2_bad_attempt_rules_hold", V2S,
+   {"/attempts/0/error/stack": "x", "/attempts/1/attempt_no": 3},
+   [err("BAD_ATTEMPT", A % 0 + "error"), err("BAD_ATTEMPT", A % 1 + "attempt_no")],
+   desc="§4 every v1 attempt rule holds in v2 (LEASE_EXPIRED with a stack; numbering 1,3).")
+
+# =============================================================================================
+# INCONSISTENT_STATE (§3.3), each column
+# =============================================================================================
+
+IFL = {"attempt_no": 1, "started_at": "2024-03-15T09:12:44.901Z", "finished_at": None,
+       "outcome": None}
+I = "INCONSISTENT_STATE"
+for name, base, edits, cols, note in [
+    ("pending_next_attempt_null", P1, {NA: None}, [NA], "PENDING needs next_attempt_at set"),
+    ("pending_lease_set", P1, {"/lease_expires_at": "2024-05-02T14:08:11.027Z"},
+     ["/lease_expires_at"], "PENDING needs lease_expires_at null"),
+    ("pending_attempt_in_flight", I1, {"/status": "PENDING", "/lease_expires_at": None},
+     ["/attempts"], "PENDING with the last attempt in flight"),
+    ("in_flight_lease_null", I1, {"/lease_expires_at": None}, ["/lease_expires_at"],
+     "IN_FLIGHT needs a lease"),
+    ("in_flight_no_attempts", I1, {"/attempts": [], "/attempt_count": 0}, ["/attempts"],
+     "IN_FLIGHT needs a non-empty attempts array"),
+    ("in_flight_last_finished", D1, {"/status": "IN_FLIGHT",
+                                     "/lease_expires_at": "2024-03-15T09:19:20.118Z"},
+     ["/attempts"], "IN_FLIGHT whose last attempt is finished"),
+    ("succeeded_next_attempt_set", S1, {NA: "2024-02-01T00:01:12.883Z"}, [NA],
+     "SUCCEEDED needs next_attempt_at null"),
+    ("succeeded_last_failed", D1, {"/status": "SUCCEEDED"}, ["/attempts"],
+     "SUCCEEDED whose last attempt is PERMANENT_FAILURE"),
+    ("dead_lease_set", D1, {"/lease_expires_at": "2024-03-15T09:19:20.118Z"}, ["/lease_expires_at"],
+     "DEAD needs lease_expires_at null"),
+    ("dead_last_success", S1, {"/status": "DEAD"}, ["/attempts"],
+     "DEAD whose last attempt is SUCCESS"),
+    ("dead_last_in_flight", I1, {"/status": "DEAD", "/next_attempt_at": None,
+                                 "/lease_expires_at": None}, ["/attempts"],
+     "DEAD whose last attempt is in flight"),
+    ("attempt_count_exceeds_attempts", D1, {"/attempt_count": 4}, ["/attempt_count"],
+     "attempt_count 4 > 3 attempt records (the design's abridged sample)"),
+    ("v2_cancelled_lease_set", V2C, {"/lease_expires_at": "2024-08-19T16:25:00.000Z"},
+     ["/lease_expires_at"], "CANCELLED needs lease_expires_at null"),
+    ("v2_cancelled_attempt_in_flight", V2C,
+     {"/attempts": [{"attempt_no": 1, "started_at": "2024-08-19T16:20:01.000Z", "finished_at": None,
+                     "duration_ms": None, "outcome": None}], "/attempt_count": 1},
+     ["/attempts"], "CANCELLED with an attempt in flight"),
+    ("succeeded_every_column", S1, {NA: "2024-02-01T00:01:12.883Z",
+                                    "/lease_expires_at": "2024-02-01T00:05:31.007Z",
+                                    "/attempts": []},
+     [NA, "/lease_expires_at", "/attempts", "/attempt_count"],
+     "SUCCEEDED with next and lease set, no attempts, attempt_count 2: every column, four "
+     "diagnostics"),
+]:
+    v1("invalid_inconsistent_" + name, base, edits, [err(I, c) for c in cols],
+       desc="§3.3 %s: INCONSISTENT_STATE at %s." % (note, ", ".join(cols)))
+
+# =============================================================================================
+# PAYLOAD_TOO_LARGE (§3.1 the envelope size limit)
+# =============================================================================================
+
+P = [err("PAYLOAD_TOO_LARGE", "")]
+MIB = 1048576
+case("boundary_envelope_default_limit_exactly_1_mib", padded(P1, MIB),
+     desc="§3.1 a line of exactly 1,048,576 bytes with the default limit: valid.")
+case("boundary_envelope_default_limit_1_mib_plus_1", padded(P1, MIB + 1), P,
+     desc="§3.1 1,048,577 bytes with the default limit: PAYLOAD_TOO_LARGE, path \"\".")
+G = {"max_envelope_bytes": 2048}
+case("boundary_envelope_global_limit_at", padded(P1, 2048), options=G,
+     desc="§3.1 max_envelope_bytes 2048, a line of 2048 bytes: valid.")
+case("boundary_envelope_global_limit_over", padded(P1, 2049), P, options=G,
+     desc="§3.1 max_envelope_bytes 2048, a line of 2049 bytes: PAYLOAD_TOO_LARGE.")
+case("invalid_too_large_over_every_limit_invalid_utf8",
+     with_bytes(padded(mod(P1, {"/headers/x-b": BAD}), 3000), BAD, b"\xff\xc0"), P, options=G,
+     desc="§3.1 a line over every limit in force is PAYLOAD_TOO_LARGE and nothing else: it is not "
+          "parsed, so its invalid UTF-8 is not reported.")
+case("invalid_too_large_over_every_limit_malformed", b'{"envelope_version":1,' + b'"x":' * 800, P,
+     options=G, desc="§3.1 not parsed: malformed JSON over every limit is only PAYLOAD_TOO_LARGE.")
+L_D1 = len(line(D1))
+case("boundary_queue_limit_at", D1, options={"queue_limits": {"billing.invoices": L_D1}},
+     desc="§3.1 a per-queue limit equal to the line's length (%d bytes): valid." % L_D1)
+case("boundary_queue_limit_over", D1, P, options={"queue_limits": {"billing.invoices": L_D1 - 1}},
+     desc="§3.1 a per-queue limit one byte below the line's length: PAYLOAD_TOO_LARGE (the line is "
+          "within the global 1 MiB, so it is judged in full and nothing else is wrong).")
+v1("invalid_queue_limit_over_and_judged_in_full", D1, {"/id": D1["id"].lower()},
+   [err("PAYLOAD_TOO_LARGE", ""), err("INVALID_ID", "/id")],
+   options={"queue_limits": {"billing.invoices": 1000}},
+   desc="§3.1 over its own queue's limit (1000) but within another limit in force (global 1 MiB): "
+        "judged in full, so INVALID_ID is reported beside PAYLOAD_TOO_LARGE.")
+case("valid_queue_limit_of_other_queue_does_not_apply", D1,
+     options={"queue_limits": {"billing.refunds": 100}},
+     desc="§3.1 a per-queue limit only applies to its own queue; billing.invoices uses the global "
+          "limit.")
+BIGQ = {"max_envelope_bytes": 1024, "queue_limits": {"billing.invoices": 8192}}
+case("valid_queue_limit_above_global", D1, options=BIGQ,
+     desc="§3.1 a per-queue limit replaces the default for that queue, upwards too: %d bytes on "
+          "billing.invoices (limit 8192) with a global limit of 1024." % L_D1)
+v1("invalid_queue_limit_global_applies_to_other_queue", D1, {"/queue": "billing.refunds"}, P,
+   options=BIGQ,
+   desc="§3.1 the same line on billing.refunds (no per-queue limit): the global 1024 applies.")
+v1("invalid_queue_limit_global_over_judged_in_full", D1,
+   {"/queue": "billing.refunds", "/attempts/2/error/type": ""},
+   P + [err("WRONG_TYPE", "/attempts/2/error/type")], options=BIGQ,
+   desc="§3.1 over its queue's limit (global 1024) but within the largest limit (8192): judged "
+        "in full.")
+case("boundary_queue_limit_above_global_at", padded(D1, 8192), options=BIGQ,
+     desc="§3.1 exactly the per-queue limit 8192 (above the global 1024): valid.")
+case("invalid_too_large_over_largest_queue_limit", padded(mod(D1, {"/id": "bad"}), 8193), P,
+     options=BIGQ,
+     desc="§3.1 8193 bytes: over every limit in force (the largest is the per-queue 8192), so not "
+          "parsed: PAYLOAD_TOO_LARGE only, the bad id is not reported.")
+v1("invalid_too_large_with_missing_version", D1, {"/envelope_version": DEL},
+   [err("MISSING_FIELD", "/envelope_version"), err("PAYLOAD_TOO_LARGE", "")],
+   options={"max_envelope_bytes": 1024, "queue_limits": {"billing.refunds": 8192}},
+   desc="§6 a missing envelope_version ends the field checks, but 'the size limit is still "
+        "checked': over the global 1024 (its queue has no own limit), within the largest 8192.")
+v1("invalid_too_large_with_unsupported_version", D1, {"/envelope_version": 3},
+   [err("UNSUPPORTED_VERSION", "/envelope_version"), err("PAYLOAD_TOO_LARGE", "")],
+   options={"max_envelope_bytes": 1024, "queue_limits": {"billing.refunds": 8192}},
+   desc="§6 an unsupported version ends the field checks; the size limit is still checked.")
+
+# =============================================================================================
+# Warnings (§3.4): valid lines, reported, never a reason to reject
+# =============================================================================================
+
+PMS = ts_ms(P1_CREATED)
+RND = 0x5A5A5A5A5A5A5A5A5A5A
+for name, delta, warn in [("1001_ms_earlier", -1001, True), ("exactly_1000_ms_earlier", -1000, False),
+                          ("1001_ms_later", 1001, True), ("exactly_1000_ms_later", 1000, False)]:
+    nm = ("warning_id_time_mismatch_" if warn else "boundary_id_time_") + name
+    v1(nm, P1, {"/id": ulid_from_ms(PMS + delta, RND)},
+       warnings=[err("ID_TIME_MISMATCH", "/id")] if warn else [],
+       desc="§3.4 the ULID's time is %d ms from created_at: %s." % (
+           delta, "more than 1 s, ID_TIME_MISMATCH at /id" if warn else "not more than 1 s, no "
+                                                                         "warning"))
+A0 = ts_ms(D1["attempts"][0]["started_at"])
+v1("warning_created_after_start", D1, {"/created_at": ts(A0 + 1)},
+   warnings=[err("CREATED_AFTER_START", "/created_at")],
+   desc="§3.4 created_at 1 ms after attempts[0].started_at (clock skew): valid with "
+        "CREATED_AFTER_START at /created_at; the ULID is still within 1 s.")
+v1("boundary_created_equal_to_start", D1, {"/created_at": ts(A0)},
+   desc="§3.4 created_at equal to attempts[0].started_at is not later: no warning.")
+v1("warning_both_warnings", D1, {"/created_at": ts(A0 + 1500)},
+   warnings=[err("CREATED_AFTER_START", "/created_at"), err("ID_TIME_MISMATCH", "/id")],
+   desc="§3.4 created_at 1.5 s after the first start and %d ms after the ULID time: both warnings."
+        % (A0 + 1500 - ulid_ms(D1["id"])))
+v1("warning_v2_created_after_start", V2R, {"/created_at": "2024-07-04T08:00:00.251Z"},
+   warnings=[err("CREATED_AFTER_START", "/created_at")], desc="§3.4 the warnings hold in v2.")
+v1("invalid_with_warning", D1, {"/created_at": ts(A0 + 1), "/queue": "Billing"},
+   [err("INVALID_NAME", "/queue")], warnings=[err("CREATED_AFTER_START", "/created_at")],
+   desc="§3.4/CLI.md (validate --format json carries warnings for invalid lines too). choice: "
+        "warnings are computed for every line whose field checks run, valid or not.")
+
+# =============================================================================================
+# Several errors at once (§6: every rule broken is reported)
+# =============================================================================================
+
+v1("invalid_many_top_level_errors", D1, {
+    "/id": D1["id"].lower(), "/queue": "Billing.Invoices", "/handler_ref": "",
+    "/handler_version": "2.14.1\u0007", "/payload": "eyJhIjoxfR==",
+    "/payload_content_type": "text/plain;", "/payload_ref": {},
+    "/headers/": "orphan", "/headers/x-retries": 3,
+    "/status": "FAILED", "/attempt_count": -1, "/redrive_count": Raw("1.5"),
+    "/next_attempt_at": "yesterday", "/lease_expires_at": "2024-03-15T09:19:20.118+00:00"},
+    [err("INVALID_ID", "/id"), err("INVALID_NAME", "/queue"), err("INVALID_NAME", "/handler_ref"),
+     err("INVALID_NAME", HV), err("INVALID_BASE64", "/payload"),
+     err("INVALID_CONTENT_TYPE", CT), err("PAYLOAD_REF_RESERVED", "/payload_ref"),
+     err("INVALID_HEADER", "/headers/"), err("WRONG_TYPE", "/headers/x-retries"),
+     err("UNKNOWN_STATUS", "/status"), err("OUT_OF_RANGE", "/attempt_count"),
+     err("WRONG_TYPE", "/redrive_count"), err("INVALID_TIMESTAMP", NA),
+     err("INVALID_TIMESTAMP", "/lease_expires_at")],
+    desc="§6 fourteen top-level rules broken at once, one diagnostic each (an unknown status means "
+         "no §3.3 check).")
+v1("invalid_many_attempt_errors", D1, {
+    "/attempts/0/error/type": "",
+    "/attempts/1/started_at": "2024-03-15 09:13:17.533Z", "/attempts/1/outcome": "RETRY",
+    "/attempts/2/finished_at": "2024-03-15T09:14:19.999Z", "/attempts/2/error/message": 42,
+    "/attempts/2/error/stack": text_of(65537, STACK_SEED)},
+    [err("WRONG_TYPE", "/attempts/0/error/type"), err("INVALID_TIMESTAMP", "/attempts/1/started_at"),
+     err("UNKNOWN_OUTCOME", "/attempts/1/outcome"), err("BAD_ATTEMPT", "/attempts/2/finished_at"),
+     err("WRONG_TYPE", "/attempts/2/error/message"), err("FIELD_TOO_LONG", "/attempts/2/error/stack")],
+    desc="§6 six attempt-level errors in three attempts.")
+v1("invalid_v2_many_errors", V2C, {
+    "/payload_ref": {"uri": "s3://rdq-claims/x.bin", "size": 10},
+    "/headers/rdq.source": "crm-console", "/origin/source": None,
+    "/lease_expires_at": "2024-08-19T16:25:00.000Z", "/attempt_count": 1,
+    "/attempts": [{"attempt_no": 1, "started_at": "2024-08-19T16:20:01.000Z",
+                   "finished_at": "2024-08-19T16:20:04.250Z", "duration_ms": 3249,
+                   "outcome": "SUCCESS", "error": None}]},
+    [err("INVALID_PAYLOAD_REF", "/payload_ref/sha256"), err("INVALID_PAYLOAD_REF", "/payload"),
+     err("INVALID_HEADER", "/headers/rdq.source"), err("WRONG_TYPE", "/origin/source"),
+     err("INCONSISTENT_STATE", "/lease_expires_at"), err("BAD_ATTEMPT", "/attempts/0/duration_ms")],
+    desc="§4 v2 rules broken together: payload_ref without sha256 and a payload beside it, a moved "
+         "header, origin.source null, a CANCELLED task with a lease, a duration off by one.")
+v1("invalid_submit_many_errors", SUBMIT_BASE, {
+    "/id": None, "/status": "PENDING", "/queue": "billing/invoices", "/payload": "QQ",
+    "/headers": {"rdq.source": "x", "": "y", "x-n": 1}, "/payload_ref": "s3://x"},
+    [err("SERVER_ASSIGNED_FIELD", "/id"), err("SERVER_ASSIGNED_FIELD", "/status"),
+     err("INVALID_NAME", "/queue"), err("INVALID_BASE64", "/payload"),
+     err("RESERVED_HEADER", "/headers/rdq.source"), err("INVALID_HEADER", "/headers/"),
+     err("WRONG_TYPE", "/headers/x-n"), err("PAYLOAD_REF_RESERVED", "/payload_ref")],
+    options=SUB, desc="§3.5 eight submit errors at once.")
+
+
+# =============================================================================================
+# Cross-check and write
+# =============================================================================================
+
+
+def _key(pairs):
+    return sorted(tuple(p) for p in pairs)
+
+
+def main():
+    mismatches = []
+    for name, (raw, errors, warnings, options, desc) in CASES.items():
+        e, w = oracle(raw, options)
+        if _key(e) != _key(errors) or _key(w) != _key(warnings):
+            mismatches.append((name, _key(errors), _key(e), _key(warnings), _key(w)))
+    for m in mismatches:
+        print("MISMATCH %s\n  expected errors %s\n  oracle   errors %s\n  expected warnings %s\n"
+              "  oracle   warnings %s" % m, file=sys.stderr)
+    if mismatches:
+        sys.exit("%d expectation(s) disagree with the oracle; nothing written" % len(mismatches))
+
+    if os.path.isdir(CASES_DIR):
+        shutil.rmtree(CASES_DIR)
+    os.makedirs(CASES_DIR)
+    for name, (raw, errors, warnings, options, desc) in sorted(CASES.items()):
+        with open(os.path.join(CASES_DIR, name + ".line"), "wb") as f:
+            f.write(raw)
+        expect = {"description": desc}
+        if options:
+            expect["options"] = options
+        expect["valid"] = not errors
+        expect["errors"] = [{"code": c, "path": p} for c, p in errors]
+        expect["warnings"] = [{"code": c, "path": p} for c, p in warnings]
+        with open(os.path.join(CASES_DIR, name + ".expect.json"), "w", encoding="utf-8") as f:
+            json.dump(expect, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+    print("wrote %d cases to %s" % (len(CASES), CASES_DIR))
+
+
+if __name__ == "__main__":
+    main()

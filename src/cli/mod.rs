@@ -1,0 +1,126 @@
+//! Arguments, the subcommands, and the exit status.
+
+mod inputs;
+mod validate;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use rdq_envelope::envelope::DEFAULT_MAX_ENVELOPE_BYTES;
+use rdq_envelope::framing::DEFAULT_MAX_LINE_BYTES;
+
+/// Validate, version-migrate and re-emit rdq task envelopes (JSON Lines), losslessly.
+#[derive(Parser)]
+#[command(name = "rdq-envelope", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check every line against the envelope rules (ENVELOPE.md) and report each broken rule.
+    ///
+    /// Writes one diagnostic row per error (or one JSON object per invalid line) to standard
+    /// output or -o. Exit status: 0 when every line is valid, 1 when some line was rejected,
+    /// 2 when the run could not complete (bad usage, unreadable input, unwritable output).
+    Validate(validate::ValidateArgs),
+}
+
+/// Inputs and the limits every command that reads envelopes shares (CLI.md).
+#[derive(Args, Debug)]
+pub struct InputArgs {
+    /// Input files, read in order, each framed on its own; none, or `-`, reads standard input.
+    /// zstd and gzip inputs are detected from their first bytes and decompressed.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// The envelope size limit in bytes for queues without a limit of their own
+    /// (PAYLOAD_TOO_LARGE).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_ENVELOPE_BYTES)]
+    pub max_envelope_bytes: u64,
+
+    /// A queue's own size limit in bytes, replacing --max-envelope-bytes for it (repeatable).
+    #[arg(long, value_name = "QUEUE=N", value_parser = parse_queue_limit)]
+    pub queue_limit: Vec<(String, u64)>,
+
+    /// The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in
+    /// memory whole.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: usize,
+}
+
+/// Outputs every command shares (CLI.md).
+#[derive(Args, Debug)]
+pub struct OutputArgs {
+    /// The primary output (default: standard output). Regular files are written atomically.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Write every rejected line as a JSON record with its errors and raw bytes.
+    #[arg(long, value_name = "FILE")]
+    pub rejects: Option<PathBuf>,
+
+    /// Write the run's counts as a JSON object.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+
+    /// Print nothing on standard error but errors (no summary line).
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+fn parse_queue_limit(s: &str) -> Result<(String, u64), String> {
+    let (queue, n) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected QUEUE=N, found {s:?}"))?;
+    if queue.is_empty() {
+        return Err("the queue name is empty".into());
+    }
+    let n = n
+        .parse()
+        .map_err(|_| format!("{n:?} is not a byte count"))?;
+    Ok((queue.to_owned(), n))
+}
+
+/// What a completed run says about its input.
+pub enum Outcome {
+    /// Every line passed.
+    Clean,
+    /// Some line was rejected.
+    Rejected,
+}
+
+/// Runs the command line and maps the outcome to the exit status.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Usage errors exit 2; --help and --version exit 0 (clap knows which).
+        Err(e) => e.exit(),
+    };
+    let result = match cli.command {
+        Command::Validate(args) => validate::run(args),
+    };
+    match result {
+        Ok(Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(Outcome::Rejected) => ExitCode::from(1),
+        Err(e) if is_broken_pipe(&e) => {
+            // A closed standard output (`| head`) ends the run quietly (CLI.md).
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("rdq-envelope: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
