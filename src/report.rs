@@ -319,8 +319,10 @@ mod tests {
     #[test]
     fn summary_counts_each_code_once_per_line() {
         let d = |c| Diagnostic::new(c, "", "");
-        let mut s = Summary::default();
-        s.lines = 2;
+        let mut s = Summary {
+            lines: 2,
+            ..Summary::default()
+        };
         s.count_rejected(&[
             d(ErrorCode::WrongType),
             d(ErrorCode::WrongType),
