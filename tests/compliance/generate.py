@@ -1263,8 +1263,6 @@ case("valid_v2_duration_zero_negative_zero",
      mod(V2D, {"/attempts/2/finished_at": "2024-03-15T09:14:20.118Z",
                "/attempts/2/duration_ms": Raw("-0")}),
      desc="§4.4 finished_at == started_at, duration_ms -0 (== 0).")
-case("valid_v2_require_version_2", V2D, options={"require_version": 2},
-     desc="CLI.md --require-version 2 with a v2 line.")
 case("valid_v2_headers_moved_keys_other_case",
      mod(V2P, {"/headers/RDQ.SOURCE": "x", "/headers/rdq.Submitted_By": "y",
                "/headers/rdq.trace": "z"}),
@@ -1324,7 +1322,6 @@ BAD = "@@BAD@@"
 for name, bad, what in [
     ("overlong_encoding", b"\xc0\xaf", "an overlong encoding of '/' (C0 AF)"),
     ("utf8_encoded_surrogate", b"\xed\xa0\x80", "a UTF-8-encoded surrogate U+D800 (ED A0 80)"),
-    ("truncated_sequence", b"\xe2\x82", "a truncated 3-byte sequence (E2 82) before the quote"),
 ]:
     case("invalid_utf8_" + name, with_bytes(mod(D1, {"/headers/x-customer-name": BAD}), BAD, bad),
          [err("INVALID_UTF8", "")],
@@ -1373,8 +1370,6 @@ case("invalid_malformed_trailing_garbage", TRAIL + b"x",
      [err("MALFORMED_JSON", "")], desc="§2.1 one byte of trailing data.")
 case("invalid_malformed_two_arrays", b"[] []", [err("MALFORMED_JSON", "")],
      desc="§2.1 two values that are not objects: trailing data is MALFORMED_JSON, not NOT_AN_OBJECT.")
-case("invalid_malformed_truncated_line", TRAIL[: len(TRAIL) // 2],
-     [err("MALFORMED_JSON", "")], desc="§2.1 a line cut in the middle (an export interrupted).")
 case("invalid_malformed_nan", line(mod(P1, {"/x_score": Raw("NaN")})),
      [err("MALFORMED_JSON", "")], desc="§2.1 NaN is not JSON, even in an unknown field.")
 case("invalid_malformed_leading_zero", line(mod(P1, {"/x_n": Raw("012")})),
@@ -1389,7 +1384,7 @@ case("invalid_malformed_bom_after_brace", b"{\xef\xbb\xbf" + TRAIL[1:],
      desc="§2.1 U+FEFF between tokens is not JSON white space (only a BOM at the start of a stream "
           "is skipped, §1.2).")
 for name, text in [("array", b'[{"envelope_version":1}]'), ("string", b'"PENDING"'),
-                   ("number", b"1e400"), ("null", b"null"), ]:
+                   ("number", b"1e400"), ]:
     case("invalid_not_an_object_" + name, text, [err("NOT_AN_OBJECT", "")],
          desc="§2.2 one well-formed JSON value that is not an object (%s)." % name)
 # Duplicate keys (§2.3): the second member is written with an equal (possibly escaped) key.
@@ -1438,12 +1433,6 @@ case("boundary_depth_128_objects",
 case("boundary_depth_129_objects",
      mod(P1, {"/x_nested": Raw('{"a":' * 127 + "{}" + "}" * 127)}),
      [err("NESTING_TOO_DEEP", "")], desc="§2.4 depth 129: 1 + 128 objects (the innermost empty).")
-case("boundary_depth_128_in_error_detail",
-     mod(D1, {"/attempts/0/error/detail": Raw("[" * 124 + "1e400" + "]" * 124)}),
-     desc="§2.4 depth 128 inside error.detail: object(1) attempts(2) attempt(3) error(4) + 124 arrays.")
-case("boundary_depth_129_in_error_detail",
-     mod(D1, {"/attempts/0/error/detail": Raw("[" * 125 + "]" * 125)}),
-     [err("NESTING_TOO_DEEP", "")], desc="§2.4 depth 129 inside error.detail.")
 case("invalid_nesting_50000_deep", mod(P1, {"/x_nested": Raw("[" * 50000 + "]" * 50000)}),
      [err("NESTING_TOO_DEEP", "")],
      desc="§2.4 50,000 nested arrays: NESTING_TOO_DEEP, never a crash or a stack overflow.")
@@ -1458,20 +1447,14 @@ v1("invalid_missing_envelope_version", D1, {"/envelope_version": DEL, **BROKEN_E
    [err("MISSING_FIELD", "/envelope_version")],
    desc="§6 a missing envelope_version ends the field checks: the bad id, queue and status are "
         "not reported.")
-v1("invalid_envelope_version_null", D1, {"/envelope_version": None},
-   [err("WRONG_TYPE", "/envelope_version")], desc="§3.1 null is the wrong type.")
 v1("invalid_envelope_version_string", D1, {"/envelope_version": "1", **BROKEN_ELSEWHERE},
    [err("WRONG_TYPE", "/envelope_version")],
    desc="§3.1 \"1\" is a string: WRONG_TYPE, and the field checks end.")
 v1("invalid_envelope_version_fraction", D1, {"/envelope_version": Raw("1.0")},
    [err("WRONG_TYPE", "/envelope_version")], desc="§3.1 1.0 is not a JSON integer.")
-v1("invalid_envelope_version_exponent", D1, {"/envelope_version": Raw("1e0")},
-   [err("WRONG_TYPE", "/envelope_version")], desc="§3.1 1e0 is not a JSON integer.")
 v1("invalid_unsupported_version_3", D1, {"/envelope_version": 3, **BROKEN_ELSEWHERE},
    [err("UNSUPPORTED_VERSION", "/envelope_version")],
    desc="§3.1/§5 version 3 is above the newest supported; the field checks end.")
-v1("invalid_unsupported_version_0", P1, {"/envelope_version": 0},
-   [err("UNSUPPORTED_VERSION", "/envelope_version")], desc="§3.1 any integer not supported.")
 v1("invalid_unsupported_version_negative_zero", P1, {"/envelope_version": Raw("-0")},
    [err("UNSUPPORTED_VERSION", "/envelope_version")],
    desc="§3.1 -0 is the JSON integer 0, which is not a supported version (not WRONG_TYPE).")
@@ -1517,7 +1500,7 @@ case("invalid_only_version_v2", {"envelope_version": 2},
 # =============================================================================================
 
 for f, base, note in [
-    ("id", D1, ""), ("headers", D1, ""), ("status", D1, ""), ("attempt_count", D1, ""),
+    ("id", D1, ""), ("headers", D1, ""), 
     ("next_attempt_at", I1, " (IN_FLIGHT, whose next_attempt_at column is 'any')"),
     ("lease_expires_at", P1, " (PENDING, whose lease column wants null: absent is no worse)"),
     ("created_at", D1, " (no warning can be computed)"),
@@ -1550,13 +1533,10 @@ v1("invalid_v2_missing_payload", V2P, {"/payload": DEL}, [err("MISSING_FIELD", "
 for name, base, path, value, note in [
     ("id_number", P1, "/id", 12345678901234567890, "a number as id"),
     ("queue_null", P1, "/queue", None, "null as queue"),
-    ("handler_version_number", D1, "/handler_version", Raw("2.14"), "a number as handler_version"),
     ("payload_null", P1, "/payload", None, "null as payload (v1)"),
     ("headers_array", P1, "/headers", [["traceparent", TRACEPARENT_2]], "headers as pairs"),
     ("header_value_number", P1, "/headers/x-retry-limit", 5, "a header value that is a number"),
-    ("status_number", P1, "/status", 0, "status as an enum ordinal"),
     ("attempt_count_one_point_zero", I1, "/attempt_count", Raw("1.0"), "1.0 as attempt_count"),
-    ("redrive_count_null", D1, "/redrive_count", None, "redrive_count null"),
     ("next_attempt_at_epoch_millis", P1, "/next_attempt_at", 1714658591027,
      "epoch milliseconds as next_attempt_at (PENDING)"),
     ("created_at_null", D1, "/created_at", None, "created_at null"),
@@ -1580,21 +1560,17 @@ v1("invalid_wrong_type_attempt_not_object", P1,
 for name, path, value, note in [
     ("attempt_no_string", "/attempts/2/attempt_no", "3", "\"3\" as attempt_no"),
     ("started_at_null", "/attempts/1/started_at", None, "started_at null"),
-    ("finished_at_number", "/attempts/0/finished_at", 1710493967412, "a number as finished_at"),
     ("outcome_number", "/attempts/0/outcome", 1, "a number as outcome"),
     ("error_string", "/attempts/0/error", "java.net.SocketTimeoutException: Read timed out",
      "an error that is a string"),
     ("error_type_empty", "/attempts/0/error/type", "", "error.type \"\" (§3.2: explicitly WRONG_TYPE)"),
-    ("error_stack_number", "/attempts/0/error/stack", 42, "error.stack a number"),
 ]:
     v1("invalid_wrong_type_" + name, D1, {path: value}, [err("WRONG_TYPE", path)],
        desc="§3.2 %s: WRONG_TYPE at %s." % (note, path))
 for name, path, value, note in [
     ("origin_null", "/origin", None, "origin null"),
     ("origin_source_null", "/origin/source", None, "origin.source null (§4.3: null is WRONG_TYPE)"),
-    ("duration_ms_string", "/attempts/0/duration_ms", "2511", "duration_ms \"2511\""),
     ("duration_ms_fraction", "/attempts/0/duration_ms", Raw("2511.0"), "duration_ms 2511.0"),
-    ("payload_number", "/payload", 0, "v2 payload a number (payload_ref absent)"),
 ]:
     v1("invalid_v2_wrong_type_" + name, V2D, {path: value}, [err("WRONG_TYPE", path)],
        desc="§4 %s: WRONG_TYPE at %s." % (note, path))
@@ -1643,8 +1619,6 @@ for name, value, note in [
     ("25_chars", PID[:25], "25 characters"),
     ("27_chars", PID + "0", "27 characters"),
     ("contains_i", PID[:20] + "I" + PID[21:], "'I' is not in the Crockford alphabet"),
-    ("empty", "", "the empty string"),
-    ("uuid", "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "a UUID"),
 ]:
     v1("invalid_id_" + name, P1, {"/id": value}, [err("INVALID_ID", "/id")],
        desc="§3.1 id %s: INVALID_ID. Its time part is unchanged, so no warning arises either way."
@@ -1671,17 +1645,12 @@ v1("boundary_handler_ref_241_chars", P1, {"/handler_ref": "h" + Q240},
 for name, field, value, note in [
     ("queue_empty", "queue", "", "empty (1-240 characters)"),
     ("queue_uppercase", "queue", "Billing.Invoices", "upper case"),
-    ("queue_space", "queue", "billing invoices", "a space"),
     ("queue_non_ascii", "queue", "billing.rechnungen-\u00fc", "a non-ASCII letter"),
     ("handler_ref_java_class", "handler_ref", "com.acme.billing.IssueInvoiceHandler", "a Java class name"),
 ]:
     v1("invalid_name_" + name, D1, {"/" + field: value}, [err("INVALID_NAME", "/" + field)],
        desc="§3.1 %s %s: INVALID_NAME (charset [a-z0-9._-])." % (field, note))
 HV = "/handler_version"
-v1("boundary_handler_version_240_bytes", D1, {HV: "2.14.1+build." + "a" * 227},
-   desc="§3.1 handler_version of 240 bytes.")
-v1("boundary_handler_version_241_bytes", D1, {HV: "2.14.1+build." + "a" * 228},
-   [err("INVALID_NAME", HV)], desc="§3.1 handler_version of 241 bytes.")
 v1("boundary_handler_version_240_bytes_multibyte", D1, {HV: "\u20ac" * 80},
    desc="§3.1 handler_version: 80 x U+20AC = 240 UTF-8 bytes (80 characters).")
 v1("boundary_handler_version_241_bytes_multibyte", D1, {HV: "\u20ac" * 80 + "1"},
@@ -1712,9 +1681,7 @@ for name, value, note in [
     ("noncanonical_one_pad", "QUJ=", "unused bits not zero before '=' (J instead of I)"),
     ("missing_padding", "eyJhIjoxfQ", "no padding (length not a multiple of 4)"),
     ("short_padding", "eyJhIjoxfQ=", "one '=' where two are needed"),
-    ("padding_in_middle", "QQ==QQ==", "padding before the end"),
     ("space", "eyJh IjoxfQ==", "an inner space"),
-    ("escaped_newline", "eyJhIjox\nfQ==", "a MIME-style line break (written \\n)"),
     ("url_safe_alphabet", "-_-_", "the URL-safe alphabet"),
 ]:
     v1("invalid_base64_" + name, D1, {"/payload": value}, [err("INVALID_BASE64", "/payload")],
@@ -1726,7 +1693,6 @@ for name, value, note in [
 CT = "/payload_content_type"
 for name, value, note in [
     ("quoted_parameter", 'text/plain; charset="utf-8"', "a quoted-string value"),
-    ("ows_before_semicolon", "text/plain ; charset=utf-8", "OWS before ';'"),
     ("obs_text_in_quotes", 'text/plain; title="caf\u00e9 \u2014 men\u00fc"', "obs-text (UTF-8 "
      "bytes >= 0x80) inside a quoted-string"),
     ("empty_quoted_string", 'text/plain; charset=""', "an empty quoted-string (the grammar "
@@ -1738,12 +1704,10 @@ for name, value, note in [
 for name, value, note in [
     ("empty_parameter", "text/plain;", "'text/plain;' (the spec's own example)"),
     ("empty_value", "text/plain; charset=", "an empty parameter value"),
-    ("no_subtype", "application", "no '/subtype'"),
     ("empty", "", "the empty string"),
     ("trailing_space", "application/json ", "trailing white space without a parameter"),
     ("space_around_equals", "text/plain; charset = utf-8", "white space around '='"),
     ("non_ascii_token", "application/j\u00e9son", "a non-ASCII byte outside quotes"),
-    ("control_in_quotes", 'text/plain; x="a\u0001b"', "a control character inside quotes"),
 ]:
     v1("invalid_content_type_" + name, P1, {CT: value}, [err("INVALID_CONTENT_TYPE", CT)],
        desc="§3.1 payload_content_type %s: INVALID_CONTENT_TYPE." % note)
@@ -1760,7 +1724,7 @@ v1("boundary_content_type_256_bytes", P1, {CT: CT255.replace("+json", "x+json")}
 
 for name, value in [("object", V2R["payload_ref"]), 
                     ("string", "s3://rdq-claims/x.bin"), ("false", False),
-                    ("empty_array", []), ]:
+                    ]:
     v1("invalid_payload_ref_reserved_v1_" + name, D1, {"/payload_ref": value},
        [err("PAYLOAD_REF_RESERVED", "/payload_ref")],
        desc="§3.1 v1 payload_ref is reserved: any non-null value (%s) is PAYLOAD_REF_RESERVED, "
@@ -1770,30 +1734,28 @@ PR = "/payload_ref"
 for name, value, paths, note in [
     ("string", "s3://rdq-claims/x.bin", [PR], "a string"),
     ("array", [V2R["payload_ref"]], [PR], "an array"),
-    ("number", 73400320, [PR], "a number"),
     ("empty_object", {}, [PR + "/uri", PR + "/sha256", PR + "/size"],
      "{} (each missing member at its own path, never MISSING_FIELD)"),
 ]:
     v1("invalid_payload_ref_" + name, V2R, {PR: value},
        [err("INVALID_PAYLOAD_REF", p) for p in paths],
        desc="§4.1 a set payload_ref that is %s: INVALID_PAYLOAD_REF." % note)
-for member, value, note in [
-    ("uri", DEL, "uri missing"),
-    ("uri", 42, "uri a number (not WRONG_TYPE)"),
-    ("uri", "rdq-claims/archive/batch-0007.tar.zst", "uri without a scheme"),
-    ("uri", "s3://rdq-claims/batch 0007.tar.zst", "a space in the uri"),
-    ("uri", "s3://rdq-claims/%zz.bin", "a bad %-escape"),
-    ("sha256", DEL, "sha256 missing"),
-    ("sha256", V2R["payload_ref"]["sha256"].upper(), "sha256 in upper-case hex"),
-    ("sha256", V2R["payload_ref"]["sha256"][:63], "sha256 of 63 hex digits"),
-    ("size", DEL, "size missing"),
-    ("size", -1, "size -1"),
-    ("size", Raw("18446744073709551616"), "size 2^64 (one over)"),
-    ("size", Raw("73400320.0"), "size with a fraction"),
+for name, member, value, note in [
+    ("uri_missing", "uri", DEL, "uri missing (never MISSING_FIELD)"),
+    ("uri_number", "uri", 42, "uri a number (never WRONG_TYPE)"),
+    ("uri_without_scheme", "uri", "rdq-claims/archive/batch-0007.tar.zst", "uri without a scheme"),
+    ("uri_space", "uri", "s3://rdq-claims/batch 0007.tar.zst", "a space in the uri"),
+    ("uri_bad_percent_escape", "uri", "s3://rdq-claims/%zz.bin", "a bad %-escape"),
+    ("sha256_upper_case", "sha256", V2R["payload_ref"]["sha256"].upper(), "sha256 in upper-case hex"),
+    ("sha256_63_digits", "sha256", V2R["payload_ref"]["sha256"][:63], "sha256 of 63 hex digits"),
+    ("size_missing", "size", DEL, "size missing"),
+    ("size_negative", "size", -1, "size -1"),
+    ("size_2_pow_64", "size", Raw("18446744073709551616"), "size 2^64 (one over 2^64-1)"),
+    ("size_fraction", "size", Raw("73400320.0"), "size 73400320.0 (not a JSON integer; never "
+     "WRONG_TYPE)"),
 ]:
-    slug = re.sub(r"[^a-z0-9]+", "_", note.lower()).strip("_")
-    name = "invalid_payload_ref_" + (slug if slug.startswith(member) else member + "_" + slug)
-    v1(name, V2R, {PR + "/" + member: value}, [err("INVALID_PAYLOAD_REF", PR + "/" + member)],
+    v1("invalid_payload_ref_" + name, V2R, {PR + "/" + member: value},
+       [err("INVALID_PAYLOAD_REF", PR + "/" + member)],
        desc="§4.1 payload_ref %s: INVALID_PAYLOAD_REF at %s/%s." % (note, PR, member))
 v1("invalid_payload_ref_with_payload_beside", V2R, {"/payload": b64(b"inline copy")},
    [err("INVALID_PAYLOAD_REF", "/payload")],
@@ -1832,10 +1794,6 @@ v1("invalid_header_v2_moved_key_escaped", V2D,
    {"/headers": {"traceparent": TRACEPARENT_1, Raw('"rdq\\u002esource"'): "billing-service"}},
    [err("INVALID_HEADER", "/headers/rdq.source")],
    desc="§3.1 moved header keys are compared after unescaping: \"rdq\\u002esource\".")
-v1("invalid_header_v2_moved_key_number_value", V2D, {"/headers/rdq.source": 7},
-   [err("INVALID_HEADER", "/headers/rdq.source"), err("WRONG_TYPE", "/headers/rdq.source")],
-   desc="§4.3 a moved key whose value is also not a string: both rules are reported.")
-
 SUB = {"submit": True}
 for name, key in [("rdq_trace", "rdq.trace"), ("upper_case", "RDQ.x"),
                   ("prefix_only", "rdq."),
@@ -1848,12 +1806,6 @@ v1("invalid_reserved_header_escaped", SUBMIT_BASE,
    {"/headers": {Raw('"\\u0052dq.retry"'): "3", "x-tenant": "acme-us"}},
    [err("RESERVED_HEADER", "/headers/Rdq.retry")], options=SUB,
    desc="§3.1/§3.5 the reserved prefix is matched after unescaping (\\u0052 is R).")
-v1("invalid_reserved_header_two_keys", SUBMIT_BASE,
-   {"/headers": {"rdq.source": "a", "x-ok": "b", "RDQ.SUBMITTED_BY": "c"}},
-   [err("RESERVED_HEADER", "/headers/rdq.source"), err("RESERVED_HEADER", "/headers/RDQ.SUBMITTED_BY")],
-   options=SUB, desc="§3.5 one diagnostic per reserved key.")
-v1("invalid_submit_header_empty_key", SUBMIT_BASE, {"/headers/": "x"},
-   [err("INVALID_HEADER", "/headers/")], options=SUB, desc="§3.5/§3.1 the empty key under --submit.")
 v1("invalid_submit_headers_null", SUBMIT_BASE, {"/headers": None}, [err("WRONG_TYPE", "/headers")],
    options=SUB, desc="§3.1/§3.5 headers is optional under --submit, but 'null is allowed only "
                      "where the row says so': null is WRONG_TYPE.")
@@ -1864,13 +1816,6 @@ v1("invalid_submit_missing_required", {}, {"/x_note": "only an unknown field"},
    [err("MISSING_FIELD", "/" + f) for f in ("queue", "handler_ref", "payload",
                                             "payload_content_type")],
    options=SUB, desc="§3.5 the four required submit fields missing.")
-v1("invalid_submit_field_rules", SUBMIT_BASE,
-   {"/queue": "Billing", "/handler_ref": "", "/handler_version": "", "/payload": "QR==",
-    "/payload_content_type": "text/plain;"},
-   [err("INVALID_NAME", "/queue"), err("INVALID_NAME", "/handler_ref"),
-    err("INVALID_NAME", "/handler_version"), err("INVALID_BASE64", "/payload"),
-    err("INVALID_CONTENT_TYPE", "/payload_content_type")], options=SUB,
-   desc="§3.5 the submit subset is judged by the v1 field rules; every broken rule is reported.")
 for f in SERVER_FIELDS:
     as_null = f in ("id", "status", "created_at", "envelope_version")
     val = None if as_null else (D1[f] if f != "attempts" else [])
@@ -1911,7 +1856,6 @@ for name, value, note in [
     ("offset_utc", "2024-05-02T14:03:11.027+00:00", "an offset +00:00 instead of Z"),
     ("two_fraction_digits", "2024-05-02T14:03:11.02Z", "2 fraction digits"),
     ("no_fraction", "2024-05-02T14:03:11Z", "no fraction"),
-    ("space_separator", "2024-05-02 14:03:11.027Z", "a space instead of T"),
     ("feb_29_non_leap", "2023-02-29T10:00:00.000Z", "29 February 2023 (not a leap year)"),
     ("feb_29_1900", "1900-02-29T10:00:00.000Z", "29 February 1900 (divisible by 100, not 400)"),
     ("hour_24", "2024-05-02T24:00:00.000Z", "hour 24"),
@@ -1923,14 +1867,9 @@ for name, value, note in [
             "(next_attempt_at of a PENDING task)." % note)
 v1("invalid_timestamp_created_at_lowercase_z", D1, {"/created_at": D1_CREATED[:-1] + "z"},
    [err("INVALID_TIMESTAMP", "/created_at")], desc="§3.1 created_at with a lower-case z.")
-v1("invalid_timestamp_lease_expires_at_hour_24", I1, {"/lease_expires_at": "2024-06-10T24:00:00.000Z"},
-   [err("INVALID_TIMESTAMP", "/lease_expires_at")], desc="§3.1 lease_expires_at at hour 24.")
 v1("invalid_timestamp_started_at_offset", D1,
    {"/attempts/1/started_at": "2024-03-15T09:13:17.533+00:00"},
    [err("INVALID_TIMESTAMP", "/attempts/1/started_at")], desc="§3.2 started_at with +00:00.")
-v1("invalid_timestamp_finished_at_two_digits", D1,
-   {"/attempts/2/finished_at": "2024-03-15T09:14:20.38Z"},
-   [err("INVALID_TIMESTAMP", "/attempts/2/finished_at")], desc="§3.2 finished_at with .38.")
 # =============================================================================================
 # FIELD_TOO_LONG and truncation (§3.2)
 # =============================================================================================
@@ -2016,8 +1955,6 @@ for name, base, edits, path, note in [
      "rule 1: attempts[0].attempt_no must be 1 (2,3,4: only the first is wrong)"),
     ("numbering_gap", D1, {"/attempts/2/attempt_no": 4}, A % 2 + "attempt_no",
      "rule 1: 1,2,4 skips a number"),
-    ("numbering_decrease_not_to_1", D1, {"/attempts/1/attempt_no": 3, "/attempts/2/attempt_no": 2},
-     None, "rule 1: 1,3,2"),
     ("restart_without_redrive", D1, {"/attempts/2/attempt_no": 1, "/attempt_count": 1}, "/attempts",
      "rule 1: 1,2,1 restarts once but redrive_count is 0: BAD_ATTEMPT at /attempts"),
     ("two_restarts_one_redrive", D1, {"/attempts/1/attempt_no": 1, "/attempts/2/attempt_no": 1,
@@ -2093,8 +2030,6 @@ for name, base, edits, cols, note in [
      ["/attempts"], "PENDING with the last attempt in flight"),
     ("in_flight_lease_null", I1, {"/lease_expires_at": None}, ["/lease_expires_at"],
      "IN_FLIGHT needs a lease"),
-    ("in_flight_no_attempts", I1, {"/attempts": [], "/attempt_count": 0}, ["/attempts"],
-     "IN_FLIGHT needs a non-empty attempts array"),
     ("in_flight_last_finished", D1, {"/status": "IN_FLIGHT",
                                      "/lease_expires_at": "2024-03-15T09:19:20.118Z"},
      ["/attempts"], "IN_FLIGHT whose last attempt is finished"),
@@ -2106,9 +2041,6 @@ for name, base, edits, cols, note in [
      "DEAD needs lease_expires_at null"),
     ("dead_last_success", S1, {"/status": "DEAD"}, ["/attempts"],
      "DEAD whose last attempt is SUCCESS"),
-    ("dead_last_in_flight", I1, {"/status": "DEAD", "/next_attempt_at": None,
-                                 "/lease_expires_at": None}, ["/attempts"],
-     "DEAD whose last attempt is in flight"),
     ("attempt_count_exceeds_attempts", D1, {"/attempt_count": 4}, ["/attempt_count"],
      "attempt_count 4 > 3 attempt records (the design's abridged sample)"),
     ("v2_cancelled_lease_set", V2C, {"/lease_expires_at": "2024-08-19T16:25:00.000Z"},
@@ -2170,11 +2102,6 @@ case("valid_queue_limit_above_global", D1, options=BIGQ,
 v1("invalid_queue_limit_global_applies_to_other_queue", D1, {"/queue": "billing.refunds"}, P,
    options=BIGQ,
    desc="§3.1 the same line on billing.refunds (no per-queue limit): the global 1024 applies.")
-v1("invalid_queue_limit_global_over_judged_in_full", D1,
-   {"/queue": "billing.refunds", "/attempts/2/error/type": ""},
-   P + [err("WRONG_TYPE", "/attempts/2/error/type")], options=BIGQ,
-   desc="§3.1 over its queue's limit (global 1024) but within the largest limit (8192): judged "
-        "in full.")
 case("boundary_queue_limit_above_global_at", padded(D1, 8192), options=BIGQ,
      desc="§3.1 exactly the per-queue limit 8192 (above the global 1024): valid.")
 case("invalid_too_large_over_largest_queue_limit", padded(mod(D1, {"/id": "bad"}), 8193), P,
@@ -2216,8 +2143,6 @@ v1("warning_both_warnings", D1, {"/created_at": ts(A0 + 1500)},
    warnings=[err("CREATED_AFTER_START", "/created_at"), err("ID_TIME_MISMATCH", "/id")],
    desc="§3.4 created_at 1.5 s after the first start and %d ms after the ULID time: both warnings."
         % (A0 + 1500 - ulid_ms(D1["id"])))
-v1("warning_v2_created_after_start", V2R, {"/created_at": "2024-07-04T08:00:00.251Z"},
-   warnings=[err("CREATED_AFTER_START", "/created_at")], desc="§3.4 the warnings hold in v2.")
 v1("invalid_with_warning", D1, {"/created_at": ts(A0 + 1), "/queue": "Billing"},
    [err("INVALID_NAME", "/queue")], warnings=[err("CREATED_AFTER_START", "/created_at")],
    desc="§3.4/CLI.md (validate --format json carries warnings for invalid lines too). choice: "
