@@ -183,12 +183,16 @@ fn every_line_level_code_has_an_invalid_fixture() {
 fn every_version_and_status_has_a_valid_fixture() {
     let mut seen = BTreeSet::new();
     for case in cases().iter().filter(|c| c.expect["valid"] == true) {
-        if let Ok(v) = serde_json::from_slice::<Value>(&case.line) {
-            if let (Some(version), Some(status)) =
-                (v["envelope_version"].as_u64(), v["status"].as_str())
-            {
-                seen.insert((version, status.to_owned()));
-            }
+        // Our own parser: fixtures hold numbers such as 1e400 that serde_json refuses.
+        let mut parser = JsonParser::new();
+        let Some(doc) = parser.parse(&case.line, &mut Vec::new()) else {
+            continue;
+        };
+        let root = doc.root();
+        let version = root.get("envelope_version").and_then(|v| v.as_integer());
+        let status = root.get("status").and_then(|v| v.as_str());
+        if let (Some(version), Some(status)) = (version, status) {
+            seen.insert((version as u64, status.to_owned()));
         }
     }
     for (version, statuses) in [

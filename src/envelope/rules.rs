@@ -152,7 +152,9 @@ impl<'a> Checker<'_, '_> {
         }
     }
 
-    /// A required JSON integer in `min..=max`.
+    /// A required JSON integer in `min..=max`. An integer out of range is reported and still
+    /// returned: the rules across fields can still check it (ENVELOPE.md §6, "every rule the
+    /// line breaks that it can still check").
     pub(super) fn integer(
         &mut self,
         v: Option<Value<'a>>,
@@ -174,7 +176,6 @@ impl<'a> Checker<'_, '_> {
                 loc,
                 format!("must be between {min} and {max}"),
             );
-            return None;
         }
         Some(n)
     }

@@ -438,14 +438,19 @@ fn status_and_counts() {
             &edit(dead_v1(), |e| e[field] = json!("1")),
             &[(WrongType, &format!("/{field}"))],
         );
-        expect(
-            &edit(dead_v1(), |e| e[field] = json!(-1)),
-            &[(OutOfRange, &format!("/{field}"))],
-        );
-        expect(
-            &edit(dead_v1(), |e| e[field] = json!(4294967296u64)),
-            &[(OutOfRange, &format!("/{field}"))],
-        );
+        // An out-of-range count still takes part in the rules across fields: -1 redrives
+        // cannot cover even zero restarts, and 2^32 attempts are more than the records.
+        let path = format!("/{field}");
+        let (low, high) = match field {
+            "attempt_count" => (None, Some((InconsistentState, "/attempt_count"))),
+            _ => (Some((BadAttempt, "/attempts")), None),
+        };
+        let mut want = vec![(OutOfRange, path.as_str())];
+        want.extend(low);
+        expect(&edit(dead_v1(), |e| e[field] = json!(-1)), &want);
+        let mut want = vec![(OutOfRange, path.as_str())];
+        want.extend(high);
+        expect(&edit(dead_v1(), |e| e[field] = json!(4294967296u64)), &want);
         expect(
             &edit(dead_v1(), |e| remove(e, field)),
             &[(MissingField, &format!("/{field}"))],
@@ -516,9 +521,13 @@ fn attempt_records() {
         &a(&|a| remove(a, "attempt_no")),
         &[(MissingField, "/attempts/1/attempt_no")],
     );
+    // Out of range, and (its value being known) not the previous number plus one either.
     expect(
         &a(&|a| a["attempt_no"] = json!(0)),
-        &[(OutOfRange, "/attempts/1/attempt_no")],
+        &[
+            (OutOfRange, "/attempts/1/attempt_no"),
+            (BadAttempt, "/attempts/1/attempt_no"),
+        ],
     );
     expect(
         &a(&|a| a["attempt_no"] = json!("2")),
