@@ -1068,6 +1068,8 @@ def case(name, data, errors=(), warnings=(), options=None, desc=""):
     assert name.startswith(PREFIXES) and re.fullmatch(r"[a-z0-9_]+", name), name
     raw = data if isinstance(data, bytes) else line(data)
     assert b"\n" not in raw, name
+    # README: framing the bytes alone or with a trailing LF must give the same verdict.
+    assert not raw.startswith(b"\xef\xbb\xbf") and not raw.endswith(b"\r"), name
     errors = [list(e) for e in errors]
     warnings = [list(w) for w in warnings]
     if name.startswith("valid_"):
@@ -1321,6 +1323,8 @@ def with_bytes(doc, marker, replacement):
 
 BAD = "@@BAD@@"
 for name, bad, what in [
+    ("lone_continuation_byte", b"\x80", "a lone continuation byte 0x80"),
+    ("truncated_sequence", b"\xe2\x82", "a truncated 3-byte sequence (E2 82) before the quote"),
     ("overlong_encoding", b"\xc0\xaf", "an overlong encoding of '/' (C0 AF)"),
     ("utf8_encoded_surrogate", b"\xed\xa0\x80", "a UTF-8-encoded surrogate U+D800 (ED A0 80)"),
 ]:
@@ -1385,12 +1389,12 @@ case("invalid_malformed_bom_after_brace", b"{\xef\xbb\xbf" + TRAIL[1:],
      desc="§2.1 U+FEFF between tokens is not JSON white space (only a BOM at the start of a stream "
           "is skipped, §1.2).")
 for name, text in [("array", b'[{"envelope_version":1}]'), ("string", b'"PENDING"'),
-                   ("number", b"1e400"), ]:
+                   ("number", b"1e400")]:
     case("invalid_not_an_object_" + name, text, [err("NOT_AN_OBJECT", "")],
          desc="§2.2 one well-formed JSON value that is not an object (%s)." % name)
 # Duplicate keys (§2.3): the second member is written with an equal (possibly escaped) key.
 case("invalid_duplicate_key_status",
-     {**{k: v for k, v in D1.items()}, Raw('"status"'): "SUCCEEDED"},
+     {**D1, Raw('"status"'): "SUCCEEDED"},
      [err("DUPLICATE_KEY", "/status")],
      desc="§2.3 'status' twice at the top level (DEAD, then SUCCEEDED): readers would disagree. "
           "JSON-layer errors end checking: nothing else is reported.")
@@ -1538,8 +1542,8 @@ for name, base, path, value, note in [
     ("headers_array", P1, "/headers", [["traceparent", TRACEPARENT_2]], "headers as pairs"),
     ("header_value_number", P1, "/headers/x-retry-limit", 5, "a header value that is a number"),
     ("attempt_count_one_point_zero", I1, "/attempt_count", Raw("1.0"), "1.0 as attempt_count"),
-    ("next_attempt_at_epoch_millis", P1, "/next_attempt_at", 1714658591027,
-     "epoch milliseconds as next_attempt_at (PENDING)"),
+    ("next_attempt_at_epoch_millis", I1, "/next_attempt_at", 1718059326000,
+     "epoch milliseconds as next_attempt_at (IN_FLIGHT: its §3.3 column is 'any')"),
     ("created_at_null", D1, "/created_at", None, "created_at null"),
     ("attempts_object", P1, "/attempts", {}, "attempts as an object"),
 ]:
@@ -1606,7 +1610,8 @@ v1("boundary_attempt_no_0", I1, {"/attempts": [mod(I1["attempts"][1], {"/attempt
         "BAD_ATTEMPT too (same path). A single attempt keeps later numbering out of the case.")
 v1("boundary_attempt_no_4294967296_last", D1, {"/attempts/2/attempt_no": 4294967296},
    [err("OUT_OF_RANGE", "/attempts/2/attempt_no"), err("BAD_ATTEMPT", "/attempts/2/attempt_no")],
-   desc="§3.2 attempt_no 2^32 is over 4294967295; choice (as for 0): it is also not 2+1 nor 1.")
+   desc="§3.2 attempt_no 2^32 is over 4294967295: OUT_OF_RANGE. choice: (as for attempt_no 0) the "
+        "value still takes part in the numbering rule, and it is neither 2+1 nor 1: BAD_ATTEMPT.")
 
 
 # =============================================================================================
@@ -1695,8 +1700,9 @@ for name, value, note in [
     ("quoted_parameter", 'text/plain; charset="utf-8"', "a quoted-string value"),
     ("obs_text_in_quotes", 'text/plain; title="caf\u00e9 \u2014 men\u00fc"', "obs-text (UTF-8 "
      "bytes >= 0x80) inside a quoted-string"),
-    ("empty_quoted_string", 'text/plain; charset=""', "an empty quoted-string (the grammar "
-     "allows it: only an empty parameter like 'text/plain;' is refused)"),
+    ("empty_quoted_string", 'text/plain; charset=""', "an empty quoted-string. choice: the "
+     "grammar's RFC 9110 quoted-string may be empty, so this is valid; 'no empty parameters' is "
+     "read as 'text/plain;', a ';' with no parameter after it"),
     ("token_punctuation", "application/x-!#$%&'*+.^_`|~09; a=!#$%&'*+.^_`|~", "every tchar"),
 ]:
     v1("valid_content_type_" + name, P1, {CT: value},
@@ -1779,8 +1785,9 @@ v1("invalid_header_empty_key", D1, {"/headers/": "orphan"}, [err("INVALID_HEADER
    desc="§3.1/§6 an empty header key: INVALID_HEADER at /headers/.")
 v1("invalid_header_empty_key_and_number_value", D1, {"/headers/": 1},
    [err("INVALID_HEADER", "/headers/"), err("WRONG_TYPE", "/headers/")],
-   desc="§3.1 an empty key holding a number breaks two rules (key non-empty, value a string): "
-        "both are reported at /headers/.")
+   desc="§3.1 an empty key holding a number breaks two rules (key non-empty, value a string). "
+        "choice: both are reported, at the same path /headers/ (the value is still checked "
+        "although its key is bad).")
 v1("invalid_header_v2_moved_rdq_source", V2D, {"/headers/rdq.source": "billing-service"},
    [err("INVALID_HEADER", "/headers/rdq.source")],
    desc="§4.3 in v2, headers MUST NOT contain rdq.source (it moved to origin.source).")
@@ -1836,7 +1843,7 @@ case("invalid_submit_full_dlq_line", D1,
 # =============================================================================================
 
 for name, value in [("cancelled_in_v1", "CANCELLED"), ("lowercase", "dead"), 
-                    ("empty", ""), ]:
+                    ("empty", "")]:
     v1("invalid_unknown_status_" + name, D1, {"/status": value},
        [err("UNKNOWN_STATUS", "/status")],
        desc="§3.1 status %r is not PENDING/IN_FLIGHT/SUCCEEDED/DEAD%s; with no known status there is "
@@ -1862,9 +1869,10 @@ for name, value, note in [
     ("second_60_leap_second", "2016-12-31T23:59:60.000Z", "second 60 (a real leap second)"),
     ("empty", "", "the empty string"),
 ]:
-    v1("invalid_timestamp_" + name, P1, {NA: value}, [err("INVALID_TIMESTAMP", NA)],
+    v1("invalid_timestamp_" + name, I1, {NA: value}, [err("INVALID_TIMESTAMP", NA)],
        desc="§3.1 timestamps are exactly YYYY-MM-DDTHH:MM:SS.mmmZ: %s is INVALID_TIMESTAMP "
-            "(next_attempt_at of a PENDING task)." % note)
+            "(next_attempt_at of an IN_FLIGHT task, whose §3.3 column is 'any', so the case does "
+            "not depend on whether a bad timestamp counts as 'set')." % note)
 v1("invalid_timestamp_created_at_lowercase_z", D1, {"/created_at": D1_CREATED[:-1] + "z"},
    [err("INVALID_TIMESTAMP", "/created_at")], desc="§3.1 created_at with a lower-case z.")
 v1("invalid_timestamp_started_at_offset", D1,
