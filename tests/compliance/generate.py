@@ -7,7 +7,7 @@ Standard library only.  Run from anywhere:
 
 Every case is written as two files in ``cases/``: ``NAME.line`` (the exact bytes of one input
 line, no terminator) and ``NAME.expect.json`` (see README.md).  The expectations below are
-written by hand from /work/shared/spec/ENVELOPE.md; before anything is written, each one is
+written by hand from ../shared/spec/ENVELOPE.md; before anything is written, each one is
 cross-checked against a small independent oracle (``oracle()`` below), so that a slip in an
 edit (a time that now triggers a warning, a padding that overshoots a limit) fails loudly here
 instead of shipping a wrong fixture.  The oracle is a checking aid, not the contract.
