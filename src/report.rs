@@ -63,29 +63,22 @@ pub fn write_human(
             d.path.clone()
         }
     };
-    for d in &verdict.errors {
+    let warnings: &[Diagnostic] = if warnings { &verdict.warnings } else { &[] };
+    let rows = verdict
+        .errors
+        .iter()
+        .map(|d| ("", d))
+        .chain(warnings.iter().map(|d| ("warning: ", d)));
+    for (label, d) in rows {
         writeln!(
             out,
-            "{}:{}: {}: {}: {}",
+            "{}:{}: {}: {label}{}: {}",
             at.source,
             at.line,
             pointer(d),
             d.code,
             d.message
         )?;
-    }
-    if warnings {
-        for d in &verdict.warnings {
-            writeln!(
-                out,
-                "{}:{}: {}: warning: {}: {}",
-                at.source,
-                at.line,
-                pointer(d),
-                d.code,
-                d.message
-            )?;
-        }
     }
     Ok(())
 }

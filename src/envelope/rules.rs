@@ -497,35 +497,32 @@ impl<'a> Checker<'_, '_> {
             );
             return;
         }
-        let uri = r.get("uri");
-        if !uri
-            .and_then(|v| v.as_str())
-            .is_some_and(formats::is_payload_uri)
-        {
-            self.error(
-                bad,
-                Loc::PayloadRef("uri"),
+        let string_member = |name: &str, shape: fn(&str) -> bool| {
+            r.get(name).and_then(|v| v.as_str()).is_some_and(shape)
+        };
+        let members = [
+            (
+                "uri",
+                string_member("uri", formats::is_payload_uri),
                 "expected a URI string (scheme \":\" then RFC 3986 characters)",
-            );
-        }
-        let sha = r.get("sha256");
-        if !sha
-            .and_then(|v| v.as_str())
-            .is_some_and(formats::is_sha256_hex)
-        {
-            self.error(
-                bad,
-                Loc::PayloadRef("sha256"),
+            ),
+            (
+                "sha256",
+                string_member("sha256", formats::is_sha256_hex),
                 "expected 64 lower-case hex digits",
-            );
-        }
-        let size = r.get("size").and_then(|v| v.as_integer());
-        if !size.is_some_and(|n| (0..=i128::from(u64::MAX)).contains(&n)) {
-            self.error(
-                bad,
-                Loc::PayloadRef("size"),
+            ),
+            (
+                "size",
+                r.get("size")
+                    .and_then(|v| v.as_integer())
+                    .is_some_and(|n| (0..=i128::from(u64::MAX)).contains(&n)),
                 "expected a JSON integer from 0 to 2^64-1",
-            );
+            ),
+        ];
+        for (member, ok, message) in members {
+            if !ok {
+                self.error(bad, Loc::PayloadRef(member), message);
+            }
         }
     }
 
