@@ -53,7 +53,10 @@ fn a_valid_line_allocates_nothing() {
     }
     let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
     assert_eq!(lines, 199);
-    assert_eq!(allocations, 0, "{allocations} allocations for {lines} valid lines");
+    assert_eq!(
+        allocations, 0,
+        "{allocations} allocations for {lines} valid lines"
+    );
 
     // The counter does count: a rejected line's diagnostics are allocated.
     let before = ALLOCATIONS.load(Ordering::Relaxed);
