@@ -4,6 +4,7 @@
 pub mod diagnostic;
 pub mod envelope;
 pub mod framing;
+pub mod gen;
 pub mod io;
 pub mod json;
 pub mod report;

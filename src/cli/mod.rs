@@ -1,5 +1,6 @@
 //! Arguments, the subcommands, and the exit status.
 
+mod gen;
 mod inputs;
 mod validate;
 
@@ -13,7 +14,7 @@ use rdq_envelope::framing::DEFAULT_MAX_LINE_BYTES;
 
 /// Validate, version-migrate and re-emit rdq task envelopes (JSON Lines), losslessly.
 #[derive(Parser)]
-#[command(name = "rdq-envelope", version, about, propagate_version = true)]
+#[command(name = "rdq-envelope", version, about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -27,6 +28,13 @@ enum Command {
     /// output or -o. Exit status: 0 when every line is valid, 1 when some line was rejected,
     /// 2 when the run could not complete (bad usage, unreadable input, unwritable output).
     Validate(validate::ValidateArgs),
+
+    /// Write deterministic synthetic envelopes, DLQ-shaped, for benchmarks and pipeline tests.
+    ///
+    /// The same --seed and options give the same bytes on every machine. With --invalid-rate,
+    /// that share of the lines carries one realistic defect each (a cut-off line, Latin-1
+    /// bytes, a duplicate key, a lower-case ID, ...).
+    Gen(gen::GenArgs),
 }
 
 /// Inputs and the limits every command that reads envelopes shares (CLI.md).
@@ -102,6 +110,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Validate(args) => validate::run(args),
+        Command::Gen(args) => gen::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
@@ -123,4 +132,16 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap checks the argument definitions only when they are used in a debug build; check
+    /// every subcommand at once (a `--version` of `gen` once clashed with clap's own).
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::Cli::command().debug_assert();
+    }
 }

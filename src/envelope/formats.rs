@@ -46,6 +46,51 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
     Some(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + milli)
 }
 
+/// Appends `ms` (milliseconds since the epoch, years 0000–9999) as `YYYY-MM-DDTHH:MM:SS.mmmZ`,
+/// the inverse of [`parse_timestamp`].
+///
+/// ```
+/// use rdq_envelope::envelope::formats::push_timestamp;
+/// let mut out = Vec::new();
+/// push_timestamp(&mut out, 1_714_564_800_123);
+/// assert_eq!(out, b"2024-05-01T12:00:00.123Z");
+/// ```
+pub fn push_timestamp(out: &mut Vec<u8>, ms: i64) {
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    let fields = [
+        (year, 4, b'-'),
+        (month, 2, b'-'),
+        (day, 2, b'T'),
+        (in_day / 3_600_000, 2, b':'),
+        (in_day / 60_000 % 60, 2, b':'),
+        (in_day / 1000 % 60, 2, b'.'),
+        (in_day % 1000, 3, b'Z'),
+    ];
+    for (value, width, after) in fields {
+        for place in (0..width).rev() {
+            out.push(b'0' + (value / 10i64.pow(place) % 10) as u8);
+        }
+        out.push(after);
+    }
+}
+
+/// The proleptic-Gregorian date of a day number since 1970-01-01 (inverse of
+/// `days_from_civil`, Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 fn is_leap(year: i64) -> bool {
     year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
 }
@@ -307,6 +352,24 @@ mod tests {
             "",
         ] {
             assert_eq!(parse_timestamp(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn timestamps_round_trip() {
+        let mut out = Vec::new();
+        for ms in [
+            0,
+            -1,
+            951_782_400_000,
+            1_709_164_800_000,
+            253_402_300_799_999,
+            -62_167_219_200_000,
+        ] {
+            out.clear();
+            push_timestamp(&mut out, ms);
+            let text = std::str::from_utf8(&out).unwrap();
+            assert_eq!(parse_timestamp(text), Some(ms), "{text}");
         }
     }
 
