@@ -7,6 +7,8 @@ pub mod framing;
 pub mod gen;
 pub mod io;
 pub mod json;
+pub mod ops;
+pub mod pipeline;
 pub mod report;
 
 pub use diagnostic::{Diagnostic, ErrorCode, Severity};

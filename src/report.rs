@@ -197,15 +197,39 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Counts a rejected line: once per distinct error code.
-    pub fn count_rejected(&mut self, errors: &[Diagnostic]) {
-        self.rejected += 1;
+    /// Tallies a rejected line's codes in `by_code`: once per distinct code. (The line itself
+    /// is counted in `rejected` by whoever decides it is rejected.)
+    pub fn tally_errors(&mut self, errors: &[Diagnostic]) {
         count_distinct(&mut self.by_code, errors);
     }
 
-    /// Counts a valid line's warnings: once per distinct warning code.
-    pub fn count_warnings(&mut self, warnings: &[Diagnostic]) {
+    /// Tallies a valid line's warnings in `warnings_by_code`: once per distinct code.
+    pub fn tally_warnings(&mut self, warnings: &[Diagnostic]) {
         count_distinct(&mut self.warnings_by_code, warnings);
+    }
+
+    /// Adds `other`'s counts to these (not `seconds`: runs of parts overlap in time).
+    pub fn merge(&mut self, other: &Summary) {
+        self.lines += other.lines;
+        self.blank += other.blank;
+        self.valid += other.valid;
+        self.emitted += other.emitted;
+        self.rejected += other.rejected;
+        self.filtered_out += other.filtered_out;
+        for (mine, theirs) in [
+            (&mut self.by_code, &other.by_code),
+            (&mut self.warnings_by_code, &other.warnings_by_code),
+        ] {
+            for (code, n) in theirs {
+                *mine.entry(code).or_default() += n;
+            }
+        }
+        self.bytes_in += other.bytes_in;
+    }
+
+    /// Zero counts, keeping nothing but the type.
+    pub fn clear(&mut self) {
+        *self = Summary::default();
     }
 
     /// Whether `lines = blank + emitted + rejected + filtered_out`.
@@ -314,16 +338,42 @@ mod tests {
         let d = |c| Diagnostic::new(c, "", "");
         let mut s = Summary {
             lines: 2,
+            rejected: 2,
             ..Summary::default()
         };
-        s.count_rejected(&[
+        s.tally_errors(&[
             d(ErrorCode::WrongType),
             d(ErrorCode::WrongType),
             d(ErrorCode::InvalidId),
         ]);
-        s.count_rejected(&[d(ErrorCode::WrongType)]);
+        s.tally_errors(&[d(ErrorCode::WrongType)]);
         assert_eq!(s.by_code["WRONG_TYPE"], 2);
         assert_eq!(s.by_code["INVALID_ID"], 1);
         assert!(s.balances());
+    }
+
+    #[test]
+    fn merged_summaries_add_up() {
+        let d = |c| Diagnostic::new(c, "", "");
+        let mut a = Summary {
+            lines: 3,
+            blank: 1,
+            valid: 1,
+            emitted: 1,
+            rejected: 1,
+            bytes_in: 10,
+            ..Summary::default()
+        };
+        a.tally_errors(&[d(ErrorCode::WrongType)]);
+        let mut b = a.clone();
+        b.tally_warnings(&[d(ErrorCode::IdTimeMismatch)]);
+        a.merge(&b);
+        assert_eq!(
+            (a.lines, a.blank, a.valid, a.rejected, a.bytes_in),
+            (6, 2, 2, 2, 20)
+        );
+        assert_eq!(a.by_code["WRONG_TYPE"], 2);
+        assert_eq!(a.warnings_by_code["ID_TIME_MISMATCH"], 1);
+        assert!(a.balances());
     }
 }

@@ -1,7 +1,8 @@
 //! Arguments, the subcommands, and the exit status.
 
 mod gen;
-mod inputs;
+mod progress;
+mod run;
 mod validate;
 
 use std::path::PathBuf;
@@ -58,6 +59,11 @@ pub struct InputArgs {
     /// memory whole.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: usize,
+
+    /// Worker threads (default: the machine's available parallelism). Output is the same,
+    /// byte for byte, whatever the number.
+    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 }
 
 /// Outputs every command shares (CLI.md).
@@ -75,9 +81,35 @@ pub struct OutputArgs {
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
 
-    /// Print nothing on standard error but errors (no summary line).
+    /// Print nothing on standard error but errors (no summary line, no progress bar).
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Compress -o this way, whatever its name says (by default a name ending in .zst or .gz
+    /// is compressed accordingly).
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub compress: Option<CompressArg>,
+
+    /// Flush every output line as soon as it is judged, for interactive tails (slower);
+    /// otherwise output is written in large blocks.
+    #[arg(long)]
+    pub line_buffered: bool,
+
+    /// Draw the progress bar even when standard error is not a terminal (--quiet still hides
+    /// it).
+    #[arg(long)]
+    pub progress: bool,
+}
+
+/// `--compress`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompressArg {
+    /// zstd, multi-threaded.
+    Zstd,
+    /// gzip.
+    Gzip,
+    /// Plain bytes, whatever the name.
+    None,
 }
 
 fn parse_queue_limit(s: &str) -> Result<(String, u64), String> {

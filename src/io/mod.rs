@@ -7,4 +7,4 @@ mod decompress;
 mod output;
 
 pub use decompress::{decompressed, sniff, Compression};
-pub use output::OutputFile;
+pub use output::{OutputCompression, OutputFile};

@@ -24,9 +24,65 @@ enum Target {
     },
 }
 
-/// A buffered output: standard output, a device or pipe written directly, or an atomic file.
+/// How an output is compressed (CLI.md: by the name's `.zst`/`.gz` ending, or `--compress`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputCompression {
+    /// Plain bytes.
+    None,
+    /// A zstd frame (level 3), compressed on `threads` worker threads when more than one.
+    Zstd {
+        /// Compression threads (0 or 1: compress on the writing thread).
+        threads: u32,
+    },
+    /// A gzip member.
+    Gzip,
+}
+
+impl OutputCompression {
+    /// What a file name asks for: `.zst` is zstd, `.gz` gzip, anything else none.
+    pub fn from_name(path: &Path, threads: u32) -> Self {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("zst") => OutputCompression::Zstd { threads },
+            Some("gz") => OutputCompression::Gzip,
+            _ => OutputCompression::None,
+        }
+    }
+}
+
+/// The writer stack above the target: large-block buffering, then the encoder, if any.
+enum Layer {
+    Plain(BufWriter<Target>),
+    Zstd(zstd::stream::write::Encoder<'static, BufWriter<Target>>),
+    Gzip(flate2::write::GzEncoder<BufWriter<Target>>),
+    /// Between taking the encoder apart and putting the buffered target back.
+    Finishing,
+}
+
+impl Layer {
+    fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Layer::Plain(w) => w,
+            Layer::Zstd(w) => w,
+            Layer::Gzip(w) => w,
+            Layer::Finishing => unreachable!("an output is not written while it is finished"),
+        }
+    }
+
+    /// Ends the compressed stream (its last frame or member) and returns the buffered target.
+    fn finish(&mut self) -> io::Result<BufWriter<Target>> {
+        match std::mem::replace(self, Layer::Finishing) {
+            Layer::Plain(w) => Ok(w),
+            Layer::Zstd(w) => w.finish(),
+            Layer::Gzip(w) => w.finish(),
+            Layer::Finishing => Err(io::Error::other("output already finished")),
+        }
+    }
+}
+
+/// A buffered output: standard output, a device or pipe written directly, or an atomic file;
+/// plain or compressed.
 pub struct OutputFile {
-    out: BufWriter<Target>,
+    out: Layer,
     name: String,
 }
 
@@ -39,17 +95,28 @@ impl std::fmt::Debug for OutputFile {
 impl OutputFile {
     /// Standard output.
     pub fn stdout() -> Self {
-        OutputFile {
-            out: BufWriter::with_capacity(BLOCK, Target::Stdout(io::stdout())),
+        Self::stdout_compressed(OutputCompression::None)
+            .expect("a plain standard output needs no encoder")
+    }
+
+    /// Standard output, compressed as asked.
+    pub fn stdout_compressed(compression: OutputCompression) -> io::Result<Self> {
+        Ok(OutputFile {
+            out: layer(Target::Stdout(io::stdout()), compression)?,
             name: "<stdout>".to_owned(),
-        }
+        })
     }
 
     /// `-` is standard output; a regular or new file is written atomically; anything else
     /// directly.
     pub fn create(path: &Path) -> io::Result<Self> {
+        Self::create_compressed(path, OutputCompression::None)
+    }
+
+    /// Like [`create`](Self::create), compressed as asked.
+    pub fn create_compressed(path: &Path, compression: OutputCompression) -> io::Result<Self> {
         if path.as_os_str() == "-" {
-            return Ok(Self::stdout());
+            return Self::stdout_compressed(compression);
         }
         let name = path.display().to_string();
         // Follow a symlink, so that the rename replaces its target and not the link.
@@ -69,7 +136,7 @@ impl OutputFile {
             Err(e) => return Err(e),
         };
         Ok(OutputFile {
-            out: BufWriter::with_capacity(BLOCK, target),
+            out: layer(target, compression)?,
             name,
         })
     }
@@ -118,8 +185,14 @@ impl OutputFile {
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        self.out.flush()?;
-        match self.out.get_mut() {
+        let mut buffered = self.out.finish()?;
+        buffered.flush()?;
+        // Put the target back, so that dropping it can still clean up if the rename fails.
+        self.out = Layer::Plain(buffered);
+        let Layer::Plain(buffered) = &mut self.out else {
+            unreachable!("just put back")
+        };
+        match buffered.get_mut() {
             Target::Stdout(s) => s.flush(),
             Target::Direct(f) => f.flush(),
             Target::Atomic {
@@ -148,18 +221,39 @@ impl OutputFile {
 impl Write for OutputFile {
     #[inline]
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.out.write(buf).map_err(|e| self.named(e))
+        self.out.writer().write(buf).map_err(|e| self.named(e))
     }
 
     #[inline]
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.out.write_all(buf).map_err(|e| self.named(e))
+        self.out.writer().write_all(buf).map_err(|e| self.named(e))
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.out.flush().map_err(|e| self.named(e))
+        self.out.writer().flush().map_err(|e| self.named(e))
     }
 }
+
+fn layer(target: Target, compression: OutputCompression) -> io::Result<Layer> {
+    let buffered = BufWriter::with_capacity(BLOCK, target);
+    Ok(match compression {
+        OutputCompression::None => Layer::Plain(buffered),
+        OutputCompression::Zstd { threads } => {
+            let mut encoder = zstd::stream::write::Encoder::new(buffered, ZSTD_LEVEL)?;
+            if threads > 1 {
+                encoder.multithread(threads)?;
+            }
+            Layer::Zstd(encoder)
+        }
+        OutputCompression::Gzip => Layer::Gzip(flate2::write::GzEncoder::new(
+            buffered,
+            flate2::Compression::default(),
+        )),
+    })
+}
+
+/// zstd's own default: fast, and already far smaller than the JSON it holds.
+const ZSTD_LEVEL: i32 = 3;
 
 impl Write for Target {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {

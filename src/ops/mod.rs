@@ -1,0 +1,6 @@
+//! The commands' per-line work, as [`LineOperation`](crate::pipeline::LineOperation)s that the
+//! parallel pipeline applies: each command of the CLI supplies one.
+
+mod validate;
+
+pub use validate::{ReportFormat, ValidateOp};

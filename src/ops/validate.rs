@@ -1,0 +1,98 @@
+//! `validate`: every line against the rules, every broken rule reported (CLI.md).
+
+use crate::diagnostic::Diagnostic;
+use crate::envelope::{EnvelopeRules, Verdict};
+use crate::framing::LineKind;
+use crate::json::JsonParser;
+use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
+use crate::report::{self, Position};
+
+/// How diagnostics are written on the primary output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// `SOURCE:LINE: POINTER: CODE: message`, one row per diagnostic.
+    Human,
+    /// One JSON object per reported line.
+    Json,
+}
+
+/// The `validate` operation: diagnostics to the primary output, valid lines (byte-identical)
+/// to the secondary output, reject records to the rejects.
+#[derive(Debug, Clone)]
+pub struct ValidateOp {
+    /// The rules, configured once.
+    pub rules: EnvelopeRules,
+    /// How diagnostics are written.
+    pub format: ReportFormat,
+    /// Report warnings too, valid lines included (`--warnings`).
+    pub report_warnings: bool,
+    /// Write the valid lines to the secondary output (`--valid-out`).
+    pub keep_valid: bool,
+    /// Write reject records (`--rejects`).
+    pub write_rejects: bool,
+    /// The reader cap, for the `LINE_TOO_LONG` message.
+    pub max_line_bytes: usize,
+}
+
+impl LineOperation for ValidateOp {
+    type Worker = (JsonParser, Verdict);
+
+    fn worker(&self) -> Self::Worker {
+        (JsonParser::new(), Verdict::default())
+    }
+
+    fn apply(
+        &self,
+        (parser, verdict): &mut Self::Worker,
+        SourceLine { source, line }: SourceLine<'_>,
+        out: &mut ChunkOutput,
+    ) -> Action {
+        let doc = match line.kind {
+            LineKind::TooLong => {
+                verdict.clear();
+                let diagnostic = Diagnostic::line_too_long(line.len, self.max_line_bytes);
+                verdict.errors.push(diagnostic);
+                None
+            }
+            _ => self.rules.check_line(parser, line.content, verdict),
+        };
+        let at = Position {
+            source,
+            line: line.number,
+            offset: line.offset,
+        };
+        let valid = verdict.is_valid();
+        if valid {
+            out.summary.tally_warnings(&verdict.warnings);
+            if self.keep_valid {
+                out.secondary.extend_from_slice(line.content);
+                out.secondary.push(b'\n');
+            }
+        } else {
+            out.summary.tally_errors(&verdict.errors);
+            if self.write_rejects {
+                // Writing into a Vec cannot fail.
+                let _ = report::write_reject(&mut out.rejects, at, &line, &verdict.errors);
+            }
+        }
+        if !valid || (self.report_warnings && !verdict.warnings.is_empty()) {
+            let _ = match self.format {
+                ReportFormat::Human => {
+                    report::write_human(&mut out.primary, at, verdict, self.report_warnings)
+                }
+                ReportFormat::Json => {
+                    let id = doc
+                        .as_ref()
+                        .and_then(|d| d.root().get("id"))
+                        .and_then(|v| v.as_str());
+                    report::write_json(&mut out.primary, at, id, verdict, self.report_warnings)
+                }
+            };
+        }
+        if valid {
+            Action::Emit
+        } else {
+            Action::Reject
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! A chunk: a run of consecutive lines of one source, copied out of the reader's buffer, with
+//! the output buffers its worker fills. Chunks are pooled: every buffer keeps its capacity from
+//! one use to the next.
+
+use std::io;
+
+use super::{Action, LineOperation, SourceLine};
+use crate::framing::{Line, LineKind};
+use crate::report::Summary;
+
+/// Where one line's content lies in [`Chunk::data`], and what the reader knew of it.
+#[derive(Debug, Clone, Copy)]
+struct LineSpan {
+    start: usize,
+    /// Bytes kept in `data`: the content, or for an over-long line its kept prefix.
+    kept: usize,
+    /// The full content length (terminator excluded).
+    len: u64,
+    number: u64,
+    offset: u64,
+    kind: LineKind,
+}
+
+/// What a worker wrote for the lines of one chunk, and their books.
+#[derive(Debug, Default)]
+pub struct ChunkOutput {
+    /// Bytes for the primary output.
+    pub primary: Vec<u8>,
+    /// Bytes for the second data output (`--valid-out`, `--warnings-out`).
+    pub secondary: Vec<u8>,
+    /// Reject records.
+    pub rejects: Vec<u8>,
+    /// The books of these lines.
+    pub summary: Summary,
+}
+
+impl ChunkOutput {
+    fn clear(&mut self) {
+        self.primary.clear();
+        self.secondary.clear();
+        self.rejects.clear();
+        self.summary.clear();
+    }
+}
+
+/// Why the reader stopped inside a source.
+#[derive(Debug)]
+pub(super) struct InputFailure {
+    pub what: &'static str,
+    /// Lines of the source read before the failure.
+    pub line: u64,
+    /// The decompressed byte offset reached.
+    pub offset: u64,
+    pub error: io::Error,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Chunk {
+    /// Position in the run: the writer restores this order.
+    pub seq: u64,
+    /// Index of the source the lines come from.
+    pub source: usize,
+    /// The lines' contents, back to back, without terminators.
+    pub data: Vec<u8>,
+    spans: Vec<LineSpan>,
+    /// Bytes of the decompressed stream these lines cover (BOM and terminators included).
+    pub bytes_in: u64,
+    /// Set on the last chunk of a source that could not be read to its end.
+    pub failure: Option<InputFailure>,
+    pub out: ChunkOutput,
+}
+
+impl Chunk {
+    pub fn reset(&mut self, seq: u64, source: usize) {
+        self.seq = seq;
+        self.source = source;
+        self.data.clear();
+        self.spans.clear();
+        self.bytes_in = 0;
+        self.failure = None;
+        self.out.clear();
+    }
+
+    /// Copies a line in: its bytes leave the reader's buffer, which the next line reuses.
+    pub fn push(&mut self, line: &Line<'_>) {
+        let start = self.data.len();
+        if line.kind != LineKind::Blank {
+            self.data.extend_from_slice(line.content);
+        }
+        self.spans.push(LineSpan {
+            start,
+            kept: self.data.len() - start,
+            len: line.len,
+            number: line.number,
+            offset: line.offset,
+            kind: line.kind,
+        });
+    }
+
+    /// Applies `op` to every line, writing into `self.out`.
+    pub fn process<Op: LineOperation>(&mut self, op: &Op, state: &mut Op::Worker, source: &str) {
+        let books = &mut self.out.summary;
+        books.lines += self.spans.len() as u64;
+        for span in &self.spans {
+            if span.kind == LineKind::Blank {
+                self.out.summary.blank += 1;
+                continue;
+            }
+            let line = Line {
+                number: span.number,
+                offset: span.offset,
+                content: &self.data[span.start..span.start + span.kept],
+                len: span.len,
+                kind: span.kind,
+            };
+            match op.apply(state, SourceLine { source, line }, &mut self.out) {
+                Action::Emit => {
+                    self.out.summary.valid += 1;
+                    self.out.summary.emitted += 1;
+                }
+                Action::FilterOut => {
+                    self.out.summary.valid += 1;
+                    self.out.summary.filtered_out += 1;
+                }
+                Action::Reject => self.out.summary.rejected += 1,
+            }
+        }
+    }
+}

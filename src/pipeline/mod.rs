@@ -1,0 +1,461 @@
+//! The parallel pipeline: every command that reads envelopes runs on it (CLI.md: "every
+//! subcommand is a streaming filter: it reads JSON Lines, works in parallel chunks, and writes
+//! in input order").
+//!
+//! Three kinds of thread share a fixed pool of [`Chunk`]s:
+//!
+//! ```text
+//!   reader thread ──work──▶ N workers ──done──▶ writer (the caller's thread)
+//!        ▲                                            │
+//!        └─────────────────── free ◀──────────────────┘
+//! ```
+//!
+//! * The **reader** opens each source in turn, decompresses it and frames it with a
+//!   [`LineReader`], copying the lines into a recycled chunk until it holds about
+//!   [`PipelineOptions::chunk_bytes`]. It runs ahead of the workers, so neither reading nor
+//!   decompression stalls them.
+//! * Each **worker** owns the operation's per-thread state (a JSON parser with its simd-json
+//!   buffers and tape, a verdict) and applies the [`LineOperation`] to every line of a chunk,
+//!   writing into the chunk's own output buffers.
+//! * The **writer** puts finished chunks back in input order by sequence number (a reorder
+//!   buffer), writes their outputs, adds up their books and hands the chunk back to the reader.
+//!
+//! Memory is bounded: only the pool's chunks exist, and their buffers are reused (fresh memory
+//! is slow to touch on these machines, so nothing is allocated per chunk once the pool has
+//! grown). A write error (a closed pipe, a full disk) stops the workers at once and the reader
+//! at its next chunk.
+
+mod chunk;
+mod progress;
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+
+use crossbeam_channel::{bounded, select, unbounded, Receiver, Sender};
+
+pub use chunk::ChunkOutput;
+use chunk::{Chunk, InputFailure};
+pub use progress::Progress;
+
+use crate::framing::{Line, LineReader, DEFAULT_MAX_LINE_BYTES};
+use crate::report::Summary;
+
+/// What a [`LineOperation`] did with a line: the books of the summary (CLI.md `--summary`)
+/// are kept from these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// The line passed and went to the primary output (or, for `validate`, counts as kept).
+    Emit,
+    /// The line broke a rule; the operation has written its reject record.
+    Reject,
+    /// The line passed but a filter left it out.
+    FilterOut,
+}
+
+/// A line as an operation sees it: its place and its bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct SourceLine<'a> {
+    /// The source as given (`<stdin>` for standard input).
+    pub source: &'a str,
+    /// The line: never blank (the pipeline counts blank lines itself).
+    pub line: Line<'a>,
+}
+
+/// One command's work on one line, applied by many workers at once.
+///
+/// The pipeline owns the books: it counts every line, the blank ones, and the lines each
+/// [`Action`] names. The operation writes its own output (diagnostics, the emitted line, the
+/// reject record) into the chunk's [`ChunkOutput`] and tallies codes there
+/// ([`Summary::tally_errors`], [`Summary::tally_warnings`]).
+pub trait LineOperation: Sync {
+    /// Per-thread state, made once per worker and reused for every line (parsers, scratch).
+    type Worker: Send;
+
+    /// Fresh per-thread state.
+    fn worker(&self) -> Self::Worker;
+
+    /// Judges, transforms or filters one non-blank line.
+    fn apply(
+        &self,
+        worker: &mut Self::Worker,
+        line: SourceLine<'_>,
+        out: &mut ChunkOutput,
+    ) -> Action;
+}
+
+/// Where the input comes from.
+pub enum Source {
+    /// Standard input, named `<stdin>`.
+    Stdin,
+    /// A file, named by its path as given.
+    Path(PathBuf),
+    /// Any byte stream (tests, embedders), with the name diagnostics give it.
+    Reader {
+        /// The name in diagnostics.
+        name: String,
+        /// The stream, compressed or not.
+        reader: Box<dyn Read + Send>,
+    },
+}
+
+impl Source {
+    /// The name diagnostics give this source (CLI.md: the path as given, or `<stdin>`).
+    pub fn name(&self) -> String {
+        match self {
+            Source::Stdin => "<stdin>".to_owned(),
+            Source::Path(path) => path.display().to_string(),
+            Source::Reader { name, .. } => name.clone(),
+        }
+    }
+}
+
+/// How the pipeline runs.
+#[derive(Debug, Clone)]
+pub struct PipelineOptions {
+    /// Worker threads (at least 1).
+    pub jobs: usize,
+    /// About how many bytes of lines one chunk holds.
+    pub chunk_bytes: usize,
+    /// The reader cap (ENVELOPE.md §1.5).
+    pub max_line_bytes: usize,
+    /// One line per chunk and a flush after each, for interactive tails (`--line-buffered`).
+    pub line_buffered: bool,
+}
+
+impl Default for PipelineOptions {
+    fn default() -> Self {
+        PipelineOptions {
+            jobs: thread::available_parallelism().map_or(1, |n| n.get()),
+            chunk_bytes: DEFAULT_CHUNK_BYTES,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            line_buffered: false,
+        }
+    }
+}
+
+/// 1 MiB: large enough that per-chunk costs (channel hops, a reorder step, a few writes)
+/// vanish beside the work, small enough to stay in the L2/L3 cache while a worker walks it.
+pub const DEFAULT_CHUNK_BYTES: usize = 1 << 20;
+
+/// The sinks the writer fills, in input order. Any may be absent.
+pub struct Outputs<'a> {
+    /// The primary output (diagnostics for `validate`, emitted lines for the others).
+    pub primary: Option<&'a mut dyn Write>,
+    /// The second data output (`--valid-out`, `--warnings-out`).
+    pub secondary: Option<&'a mut dyn Write>,
+    /// Reject records (`--rejects`).
+    pub rejects: Option<&'a mut dyn Write>,
+}
+
+/// Why a run could not complete (CLI.md exit status 2).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PipelineError {
+    /// A source could not be opened or read (or its compressed stream is corrupt).
+    #[error("{source_name}: {what} after line {line}, at byte offset {offset}")]
+    Input {
+        /// The source's name.
+        source_name: String,
+        /// What failed: "cannot open", "input failed".
+        what: &'static str,
+        /// Lines of this source read before the failure.
+        line: u64,
+        /// The byte offset (decompressed) it had reached.
+        offset: u64,
+        /// The cause.
+        #[source]
+        error: io::Error,
+    },
+    /// An output could not be written (its error names it); a closed pipe is `BrokenPipe`.
+    #[error("output failed")]
+    Output(#[source] io::Error),
+}
+
+/// Runs `op` over every line of `sources`, in parallel, writing the outputs in input order.
+/// Returns the run's books (without `seconds`, which the caller measures).
+///
+/// ```
+/// use rdq_envelope::pipeline::{self, Action, ChunkOutput, LineOperation, Outputs, PipelineOptions, Source, SourceLine};
+///
+/// /// Emits lines that mention "DEAD", filters out the rest.
+/// struct Dead;
+/// impl LineOperation for Dead {
+///     type Worker = ();
+///     fn worker(&self) {}
+///     fn apply(&self, _: &mut (), line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
+///         if memchr::memmem::find(line.line.content, b"DEAD").is_none() {
+///             return Action::FilterOut;
+///         }
+///         out.primary.extend_from_slice(line.line.content);
+///         out.primary.push(b'\n');
+///         Action::Emit
+///     }
+/// }
+///
+/// let input = b"{\"status\":\"DEAD\"}\n\n{\"status\":\"PENDING\"}\n".to_vec();
+/// let sources = vec![Source::Reader { name: "demo".into(), reader: Box::new(std::io::Cursor::new(input)) }];
+/// let mut out = Vec::new();
+/// let outputs = Outputs { primary: Some(&mut out), secondary: None, rejects: None };
+/// let books = pipeline::run(sources, &Dead, PipelineOptions::default(), outputs, None).unwrap();
+/// assert_eq!(out, b"{\"status\":\"DEAD\"}\n");
+/// assert_eq!((books.lines, books.blank, books.emitted, books.filtered_out), (3, 1, 1, 1));
+/// ```
+pub fn run<Op: LineOperation>(
+    sources: Vec<Source>,
+    op: &Op,
+    options: PipelineOptions,
+    mut outputs: Outputs<'_>,
+    progress: Option<Arc<Progress>>,
+) -> Result<Summary, PipelineError> {
+    let jobs = options.jobs.max(1);
+    // Enough chunks that every worker has one, the reader fills one ahead and the writer
+    // drains one, plus slack so one slow chunk does not idle the others at once.
+    let pool = 2 * jobs + 2;
+    let names: Vec<String> = sources.iter().map(Source::name).collect();
+    let stop = Arc::new(AtomicBool::new(false));
+
+    let (free_tx, free_rx) = unbounded::<Chunk>();
+    let (work_tx, work_rx) = bounded::<Chunk>(pool);
+    let (done_tx, done_rx) = unbounded::<Chunk>();
+    // Never sent on: dropping it tells the workers to stop, even while the reader is blocked.
+    let (stop_tx, stop_rx) = bounded::<()>(0);
+    for _ in 0..pool {
+        free_tx
+            .send(Chunk::default())
+            .expect("the receiver is alive");
+    }
+
+    let reader = {
+        let stop = Arc::clone(&stop);
+        let progress = progress.clone();
+        let options = options.clone();
+        // Not scoped: a reader blocked on a silent pipe must not keep the run from ending
+        // when the output has failed. It owns everything it touches.
+        thread::Builder::new()
+            .name("rdq-reader".into())
+            .spawn(move || read_sources(sources, &options, &free_rx, &work_tx, &stop, progress))
+            .expect("spawning the reader thread")
+    };
+
+    let names = &names;
+    let result = thread::scope(|scope| {
+        for index in 0..jobs {
+            let (work_rx, done_tx, stop_rx) = (work_rx.clone(), done_tx.clone(), stop_rx.clone());
+            thread::Builder::new()
+                .name(format!("rdq-worker-{index}"))
+                .spawn_scoped(scope, move || work(op, names, &work_rx, &done_tx, &stop_rx))
+                .expect("spawning a worker thread");
+        }
+        drop(done_tx);
+        let result = write_in_order(
+            &done_rx,
+            &free_tx,
+            names,
+            &mut outputs,
+            options.line_buffered,
+            progress.as_deref(),
+        );
+        if result.is_err() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        drop(stop_tx);
+        drop(done_rx);
+        result
+    });
+    if result.is_ok() {
+        // The reader has sent its last chunk; it is ending, not blocked.
+        let _ = reader.join();
+    }
+    result
+}
+
+/// The reader thread: every source in order, framed on its own, into chunks.
+fn read_sources(
+    sources: Vec<Source>,
+    options: &PipelineOptions,
+    free: &Receiver<Chunk>,
+    work: &Sender<Chunk>,
+    stop: &AtomicBool,
+    progress: Option<Arc<Progress>>,
+) {
+    let mut seq = 0u64;
+    let mut next_chunk = |source: usize| -> Option<Chunk> {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut chunk = free.recv().ok()?;
+        chunk.reset(seq, source);
+        seq += 1;
+        Some(chunk)
+    };
+    for (index, source) in sources.into_iter().enumerate() {
+        let Some(mut chunk) = next_chunk(index) else {
+            return;
+        };
+        let stream = match open(source, progress.clone()) {
+            Ok(stream) => stream,
+            Err(error) => {
+                chunk.failure = Some(InputFailure {
+                    what: "cannot open",
+                    line: 0,
+                    offset: 0,
+                    error,
+                });
+                let _ = work.send(chunk);
+                return;
+            }
+        };
+        let mut reader = LineReader::with_max_line_bytes(stream, options.max_line_bytes);
+        let mut reported = 0u64;
+        loop {
+            match reader.next_line() {
+                Ok(Some(line)) => {
+                    chunk.push(&line);
+                    if chunk.data.len() >= options.chunk_bytes || options.line_buffered {
+                        let offset = reader.offset();
+                        chunk.bytes_in = offset - reported;
+                        reported = offset;
+                        if let Some(progress) = &progress {
+                            progress.add_bytes(chunk.bytes_in);
+                        }
+                        if work.send(chunk).is_err() {
+                            return;
+                        }
+                        let Some(next) = next_chunk(index) else {
+                            return;
+                        };
+                        chunk = next;
+                    }
+                }
+                Ok(None) => break,
+                Err(error) => {
+                    chunk.failure = Some(InputFailure {
+                        what: "input failed",
+                        line: reader.lines(),
+                        offset: reader.offset(),
+                        error,
+                    });
+                    let _ = work.send(chunk);
+                    return;
+                }
+            }
+        }
+        chunk.bytes_in = reader.offset() - reported;
+        if let Some(progress) = &progress {
+            progress.add_bytes(chunk.bytes_in);
+        }
+        if work.send(chunk).is_err() {
+            return;
+        }
+    }
+}
+
+/// Opens a source and undoes its compression (sniffed from its first bytes).
+fn open(source: Source, progress: Option<Arc<Progress>>) -> io::Result<Box<dyn Read>> {
+    let raw: Box<dyn Read> = match source {
+        Source::Stdin => Box::new(io::stdin()),
+        Source::Path(path) => {
+            if path.is_dir() {
+                return Err(io::Error::other("is a directory, not an input file"));
+            }
+            Box::new(File::open(path)?)
+        }
+        Source::Reader { reader, .. } => reader,
+    };
+    let raw: Box<dyn Read> = match progress {
+        Some(progress) => Box::new(progress::Counted {
+            inner: raw,
+            progress,
+        }),
+        None => raw,
+    };
+    Ok(crate::io::decompressed(raw)?.1)
+}
+
+/// A worker: chunks in, the operation over each line, chunks out, until the work runs out or
+/// the writer stops.
+fn work<Op: LineOperation>(
+    op: &Op,
+    names: &[String],
+    work: &Receiver<Chunk>,
+    done: &Sender<Chunk>,
+    stop: &Receiver<()>,
+) {
+    let mut state = op.worker();
+    loop {
+        let mut chunk = select! {
+            recv(work) -> chunk => match chunk {
+                Ok(chunk) => chunk,
+                Err(_) => return,
+            },
+            recv(stop) -> _ => return,
+        };
+        chunk.process(op, &mut state, &names[chunk.source]);
+        if done.send(chunk).is_err() {
+            return;
+        }
+    }
+}
+
+/// The writer: chunks back in sequence order, their outputs written, their books added up.
+fn write_in_order(
+    done: &Receiver<Chunk>,
+    free: &Sender<Chunk>,
+    names: &[String],
+    outputs: &mut Outputs<'_>,
+    flush_each: bool,
+    progress: Option<&Progress>,
+) -> Result<Summary, PipelineError> {
+    let mut books = Summary::default();
+    // Chunks that finished before an earlier one, by sequence number. At most the pool's size.
+    let mut waiting: std::collections::BTreeMap<u64, Chunk> = std::collections::BTreeMap::new();
+    let mut next = 0u64;
+    for chunk in done {
+        waiting.insert(chunk.seq, chunk);
+        while let Some(mut chunk) = waiting.remove(&next) {
+            next += 1;
+            write_chunk(&chunk.out, outputs, flush_each).map_err(PipelineError::Output)?;
+            books.merge(&chunk.out.summary);
+            books.bytes_in += chunk.bytes_in;
+            if let Some(progress) = progress {
+                progress.add_lines(chunk.out.summary.lines);
+            }
+            if let Some(failure) = chunk.failure.take() {
+                return Err(PipelineError::Input {
+                    source_name: names[chunk.source].clone(),
+                    what: failure.what,
+                    line: failure.line,
+                    offset: failure.offset,
+                    error: failure.error,
+                });
+            }
+            // The reader may be gone (it sent its last chunk): the chunk is simply dropped.
+            let _ = free.send(chunk);
+        }
+    }
+    debug_assert!(waiting.is_empty(), "every chunk came back");
+    Ok(books)
+}
+
+fn write_chunk(out: &ChunkOutput, outputs: &mut Outputs<'_>, flush_each: bool) -> io::Result<()> {
+    let sinks = [
+        (outputs.primary.as_deref_mut(), &out.primary),
+        (outputs.secondary.as_deref_mut(), &out.secondary),
+        (outputs.rejects.as_deref_mut(), &out.rejects),
+    ];
+    for (sink, bytes) in sinks {
+        if let Some(sink) = sink {
+            if !bytes.is_empty() {
+                sink.write_all(bytes)?;
+                if flush_each {
+                    sink.flush()?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
