@@ -459,3 +459,40 @@ fn empty_input_and_a_lone_bom_have_no_lines() {
         assert!(stderr(&out).contains("0 lines"));
     }
 }
+
+/// Regression: `--valid-out /dev/stdout` failed with "No such file or directory" when standard
+/// output was a pipe (the symlink was resolved to `pipe:[N]`), and replaced the file by a
+/// rename when standard output was redirected to one.
+#[test]
+fn dev_stdout_is_written_directly_whatever_stdout_is() {
+    let input = format!("{VALID}\n");
+    let piped = run(
+        &["validate", "-q", "--valid-out", "/dev/stdout"],
+        input.as_bytes(),
+    );
+    assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+    assert_eq!(stdout(&piped), input);
+
+    let dir = scratch("dev-stdout");
+    let path = dir.join("appended.jsonl");
+    std::fs::write(&path, "kept\n").unwrap();
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    let status = bin()
+        .args(["validate", "-q", "--valid-out", "/dev/stdout"])
+        .stdin(Stdio::piped())
+        .stdout(file)
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().unwrap().write_all(input.as_bytes())?;
+            child.wait()
+        })
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        format!("kept\n{input}")
+    );
+}

@@ -119,20 +119,24 @@ impl OutputFile {
             return Self::stdout_compressed(compression);
         }
         let name = path.display().to_string();
-        // Follow a symlink, so that the rename replaces its target and not the link.
-        let dest = match fs::symlink_metadata(path) {
-            Ok(m) if m.file_type().is_symlink() => fs::canonicalize(path)?,
-            _ => path.to_path_buf(),
-        };
-        let target = match fs::metadata(&dest) {
-            Ok(m) if !m.is_file() => {
-                if m.is_dir() {
-                    return Err(io::Error::other(format!("{name} is a directory")));
-                }
-                Target::Direct(OpenOptions::new().write(true).open(&dest)?)
+        let target = match fs::metadata(path) {
+            Ok(m) if m.is_dir() => return Err(io::Error::other(format!("{name} is a directory"))),
+            // `/dev/stdout`, `/proc/self/fd/N`: whatever they lead to (a pipe, a terminal, the
+            // file a shell redirected to), it belongs to someone else and is never replaced.
+            // Append, so that a shell's `>>` and our own writes to the same file both hold.
+            Ok(m) if !m.is_file() || path.starts_with("/dev") || path.starts_with("/proc") => {
+                Target::Direct(OpenOptions::new().append(true).open(path)?)
             }
-            Ok(_) => Self::temp_beside(dest)?,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Self::temp_beside(dest)?,
+            // Follow a symlink, so that the rename replaces its target and not the link.
+            Ok(_) => Self::temp_beside(fs::canonicalize(path)?)?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if fs::symlink_metadata(path).is_ok() {
+                    return Err(io::Error::other(format!(
+                        "{name} is a symbolic link to nothing"
+                    )));
+                }
+                Self::temp_beside(path.to_path_buf())?
+            }
             Err(e) => return Err(e),
         };
         Ok(OutputFile {

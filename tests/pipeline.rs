@@ -1,0 +1,292 @@
+//! The parallel pipeline gives the same bytes as a plain sequential loop, whatever the number
+//! of workers and wherever the chunk boundaries fall: over `gen` data with defects, CRLF, blank
+//! lines, over-long lines and several sources; and it stops on a failing output.
+
+use std::io::{self, Cursor, Write};
+
+use rdq_envelope::framing::{LineKind, LineReader};
+use rdq_envelope::gen::{GenOptions, Generator};
+use rdq_envelope::ops::{ReportFormat, ValidateOp};
+use rdq_envelope::pipeline::{self, Outputs, PipelineError, PipelineOptions, Source};
+use rdq_envelope::report::{self, Position, Summary};
+use rdq_envelope::{Diagnostic, EnvelopeRules, JsonParser, RuleOptions, Verdict};
+
+/// A cap small enough that some generated lines are over it.
+const CAP: usize = 6_000;
+
+fn op(format: ReportFormat) -> ValidateOp {
+    ValidateOp {
+        rules: EnvelopeRules::new(RuleOptions::default()).unwrap(),
+        format,
+        report_warnings: true,
+        keep_valid: true,
+        write_rejects: true,
+        max_line_bytes: CAP,
+    }
+}
+
+/// `gen` lines with defects, and the awkward framing the reader must keep straight: CRLF
+/// terminators, blank and white-space lines, a BOM, and no final LF.
+fn awkward_stream(seed: u64, count: usize) -> Vec<u8> {
+    let mut generator = Generator::new(GenOptions {
+        seed,
+        version: 1 + (seed % 2) as u32,
+        invalid_rate: 0.2,
+    });
+    let mut out = b"\xEF\xBB\xBF".to_vec();
+    for i in 0..count {
+        generator.next_line(&mut out);
+        out.extend_from_slice(match i % 7 {
+            0 => b"\r\n",
+            3 => b"\n\n",
+            5 => b"\n \t\r\n",
+            _ => b"\n",
+        });
+    }
+    out.truncate(out.len() - 1);
+    out
+}
+
+/// What the three outputs and the books must be: one line at a time, no threads.
+fn sequential(sources: &[(&str, &[u8])], op: &ValidateOp) -> ([Vec<u8>; 3], Summary) {
+    let mut parser = JsonParser::new();
+    let mut verdict = Verdict::default();
+    let (mut primary, mut valid, mut rejects) = (Vec::new(), Vec::new(), Vec::new());
+    let mut books = Summary::default();
+    for &(name, bytes) in sources {
+        let (_, stream) = rdq_envelope::io::decompressed(bytes).unwrap();
+        let mut reader = LineReader::with_max_line_bytes(stream, CAP);
+        while let Some(line) = reader.next_line().unwrap() {
+            books.lines += 1;
+            let at = Position {
+                source: name,
+                line: line.number,
+                offset: line.offset,
+            };
+            let doc = match line.kind {
+                LineKind::Blank => {
+                    books.blank += 1;
+                    continue;
+                }
+                LineKind::TooLong => {
+                    verdict.clear();
+                    verdict
+                        .errors
+                        .push(Diagnostic::line_too_long(line.len, CAP));
+                    None
+                }
+                LineKind::Content => op.rules.check_line(&mut parser, line.content, &mut verdict),
+            };
+            if verdict.is_valid() {
+                books.valid += 1;
+                books.emitted += 1;
+                books.tally_warnings(&verdict.warnings);
+                valid.extend_from_slice(line.content);
+                valid.push(b'\n');
+            } else {
+                books.rejected += 1;
+                books.tally_errors(&verdict.errors);
+                report::write_reject(&mut rejects, at, &line, &verdict.errors).unwrap();
+            }
+            if !verdict.is_valid() || !verdict.warnings.is_empty() {
+                match op.format {
+                    ReportFormat::Human => {
+                        report::write_human(&mut primary, at, &verdict, true).unwrap()
+                    }
+                    ReportFormat::Json => {
+                        let id = doc
+                            .as_ref()
+                            .and_then(|d| d.root().get("id"))
+                            .and_then(|v| v.as_str());
+                        report::write_json(&mut primary, at, id, &verdict, true).unwrap()
+                    }
+                }
+            }
+        }
+        books.bytes_in += reader.offset();
+    }
+    ([primary, valid, rejects], books)
+}
+
+fn parallel(
+    sources: &[(&str, &[u8])],
+    op: &ValidateOp,
+    options: PipelineOptions,
+) -> ([Vec<u8>; 3], Summary) {
+    let (mut primary, mut valid, mut rejects) = (Vec::new(), Vec::new(), Vec::new());
+    let sources = sources
+        .iter()
+        .map(|&(name, bytes)| Source::Reader {
+            name: name.to_owned(),
+            reader: Box::new(Cursor::new(bytes.to_vec())),
+        })
+        .collect();
+    let outputs = Outputs {
+        primary: Some(&mut primary),
+        secondary: Some(&mut valid),
+        rejects: Some(&mut rejects),
+    };
+    let books = pipeline::run(sources, op, options, outputs, None).unwrap();
+    ([primary, valid, rejects], books)
+}
+
+#[test]
+fn any_jobs_and_any_chunk_size_give_the_sequential_bytes() {
+    let plain = awkward_stream(1, 400);
+    let compressed = zstd::encode_all(&awkward_stream(2, 300)[..], 1).unwrap();
+    let sources: [(&str, &[u8]); 3] = [
+        ("a.jsonl", &plain),
+        ("b.jsonl.zst", &compressed),
+        ("empty", b""),
+    ];
+    for format in [ReportFormat::Human, ReportFormat::Json] {
+        let op = op(format);
+        let (want, want_books) = sequential(&sources, &op);
+        assert!(
+            want_books.rejected > 50 && want_books.blank > 50,
+            "{want_books:?}"
+        );
+        assert!(
+            want_books.by_code.contains_key("LINE_TOO_LONG"),
+            "{want_books:?}"
+        );
+        // Chunks of one byte close after every line; 5000 bytes falls inside lines; the
+        // default holds the whole input.
+        for chunk_bytes in [1, 5_000, 64 << 10, pipeline::DEFAULT_CHUNK_BYTES] {
+            for jobs in [1, 2, 3, 8] {
+                let options = PipelineOptions {
+                    jobs,
+                    chunk_bytes,
+                    max_line_bytes: CAP,
+                    line_buffered: false,
+                };
+                let (got, got_books) = parallel(&sources, &op, options);
+                let what = format!("{format:?}, {jobs} jobs, {chunk_bytes}-byte chunks");
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(g == w, "{what}: outputs differ");
+                }
+                assert_eq!(got_books, want_books, "{what}");
+                assert!(got_books.balances());
+            }
+        }
+    }
+}
+
+#[test]
+fn line_buffered_runs_give_the_same_bytes() {
+    let data = awkward_stream(3, 60);
+    let op = op(ReportFormat::Json);
+    let (want, _) = sequential(&[("x", &data)], &op);
+    let options = PipelineOptions {
+        jobs: 2,
+        max_line_bytes: CAP,
+        line_buffered: true,
+        ..PipelineOptions::default()
+    };
+    let (got, _) = parallel(&[("x", &data)], &op, options);
+    assert_eq!(got, want);
+}
+
+/// An output that fails after `budget` bytes, as a closed pipe or a full disk does.
+struct Failing {
+    budget: usize,
+    kind: io::ErrorKind,
+}
+
+impl Write for Failing {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.budget < buf.len() {
+            return Err(io::Error::from(self.kind));
+        }
+        self.budget -= buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A source that never ends: the run must stop because the output failed, not because the
+/// input ran out.
+struct Endless(Vec<u8>, usize);
+
+impl io::Read for Endless {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = buf.len().min(self.0.len() - self.1);
+        buf[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
+        self.1 = (self.1 + n) % self.0.len();
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_failing_output_stops_an_endless_run() {
+    let mut line = Vec::new();
+    Generator::new(GenOptions::default()).next_line(&mut line);
+    line.extend_from_slice(b"\nnot json\n");
+    let op = op(ReportFormat::Human);
+    for kind in [io::ErrorKind::BrokenPipe, io::ErrorKind::StorageFull] {
+        let mut sink = Failing {
+            budget: 1 << 20,
+            kind,
+        };
+        let sources = vec![Source::Reader {
+            name: "endless".into(),
+            reader: Box::new(Endless(line.clone(), 0)),
+        }];
+        let outputs = Outputs {
+            primary: Some(&mut sink),
+            secondary: None,
+            rejects: None,
+        };
+        let options = PipelineOptions {
+            jobs: 2,
+            ..PipelineOptions::default()
+        };
+        match pipeline::run(sources, &op, options, outputs, None) {
+            Err(PipelineError::Output(e)) => assert_eq!(e.kind(), kind),
+            other => panic!("expected an output error, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn an_input_error_names_the_source_line_and_offset_after_the_lines_before_it() {
+    let mut data = awkward_stream(4, 50);
+    data.extend_from_slice(b"\n");
+    let whole = zstd::encode_all(&data[..], 1).unwrap();
+    let truncated = whole[..whole.len() - 9].to_vec();
+    let op = op(ReportFormat::Human);
+    let mut valid = Vec::new();
+    let sources = vec![
+        Source::Reader {
+            name: "good".into(),
+            reader: Box::new(Cursor::new(data.clone())),
+        },
+        Source::Reader {
+            name: "cut.zst".into(),
+            reader: Box::new(Cursor::new(truncated)),
+        },
+    ];
+    let outputs = Outputs {
+        primary: None,
+        secondary: Some(&mut valid),
+        rejects: None,
+    };
+    let options = PipelineOptions {
+        jobs: 2,
+        chunk_bytes: 4096,
+        max_line_bytes: CAP,
+        ..PipelineOptions::default()
+    };
+    let err = pipeline::run(sources, &op, options, outputs, None).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.starts_with("cut.zst: input failed after line "),
+        "{message}"
+    );
+    assert!(message.contains(", at byte offset "), "{message}");
+    // Everything of the first source was written before the failure was reported.
+    let (want, _) = sequential(&[("good", &data)], &op);
+    assert!(valid.starts_with(&want[1]));
+}
