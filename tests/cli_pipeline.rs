@@ -291,3 +291,48 @@ fn memory_stays_flat_however_long_the_piped_input() {
     );
     let _ = stdout;
 }
+
+#[test]
+fn memory_on_hostile_input_is_bounded_by_the_largest_line_let_through() {
+    if !std::path::Path::new("/proc/self/status").exists() {
+        eprintln!("skipped: no /proc to read peak memory from");
+        return;
+    }
+    // 48 lines of 4 MiB: within the 16 MiB reader cap, so each is held whole, but over the
+    // envelope size limit, so none is parsed; each goes whole into its rejects record.
+    const LINE: usize = 4 << 20;
+    let mut line = br#"{"envelope_version":1,"pad":""#.to_vec();
+    line.resize(LINE, b'a');
+    line.extend_from_slice(b"\"}\n");
+    let mut child = bin()
+        .args([
+            "validate",
+            "-q",
+            "-j2",
+            "--rejects",
+            "/dev/null",
+            "-o",
+            "/dev/null",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for _ in 0..48 {
+        stdin.write_all(&line).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let peak = peak_rss_kib(child.id()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // README "Memory": about (2 x jobs + 2) chunks, each holding up to a chunk plus one line
+    // and that line's rejects record, plus the reader's buffer: 6 x 9 + 8 MiB here. The input
+    // is 192 MiB.
+    assert!(
+        peak < 120 * 1024,
+        "peak RSS {peak} KiB for 192 MiB of 4 MiB lines"
+    );
+}
