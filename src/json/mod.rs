@@ -45,6 +45,9 @@ pub struct JsonParser {
     key_scratch: Vec<usize>,
     key_table: KeyTable,
     big_ints: Vec<(usize, i128)>,
+    /// The trials' copy of a line with stand-ins for numbers simd-json cannot hold.
+    trial_input: Vec<u8>,
+    number_patches: Vec<NumberPatch>,
 }
 
 impl Default for JsonParser {
@@ -103,6 +106,8 @@ impl JsonParser {
             key_scratch: Vec::new(),
             key_table: KeyTable::new(),
             big_ints: Vec::new(),
+            trial_input: Vec::new(),
+            number_patches: Vec::new(),
         }
     }
 
@@ -123,10 +128,12 @@ impl JsonParser {
             key_scratch,
             key_table,
             big_ints,
+            trial_input,
+            number_patches,
         } = self;
         copy_padded(input, line);
         let mut tape = std::mem::replace(home, Tape(Vec::new())).reset();
-        if simd_json::fill_tape_padded(input, line.len(), buffers, &mut tape).is_ok() {
+        let Err(error) = simd_json::fill_tape_padded(input, line.len(), buffers, &mut tape) else {
             if !matches!(tape.0.first(), Some(Node::Object { .. })) {
                 errors.push(not_an_object());
             } else if has_duplicate_keys(&tape.0, key_scratch, key_table) {
@@ -140,12 +147,28 @@ impl JsonParser {
             }
             *home = tape.reset();
             return None;
-        }
+        };
         *home = tape.reset();
 
-        big_ints.clear();
-        if !parse_cold(line, errors, retry_input, big_ints) {
-            return None;
+        // Numbers simd-json cannot hold (`1e400`, 30-digit integers) are the one way a valid
+        // line fails it. Patch them where simd-json stopped and parse again: far cheaper than
+        // the strict scanner, which stays for everything else.
+        let trial = NumberTrial {
+            scratch: trial_input,
+            buffers,
+            home,
+            key_scratch,
+            key_table,
+        };
+        if trial.run(line, error, number_patches, big_ints) {
+            apply_number_patches(retry_input, line, number_patches);
+        } else {
+            big_ints.clear();
+            // The strict scanner classifies the failure, or finds the line valid after all
+            // (numbers past the trials' budget) and writes the stand-ins itself.
+            if !parse_cold(line, errors, retry_input, big_ints) {
+                return None;
+            }
         }
         let mut tape = std::mem::replace(home, Tape(Vec::new())).reset();
         if simd_json::fill_tape_padded(retry_input, line.len(), buffers, &mut tape).is_err() {
@@ -163,6 +186,132 @@ impl JsonParser {
             big_ints,
         })
     }
+}
+
+/// How many numbers one line may have patched before the strict scanner takes over: each
+/// patch costs a parse of the whole line, so a line of many huge numbers would be quadratic.
+const MAX_NUMBER_PATCHES: usize = 8;
+
+/// A big integer's stand-in: it fits every slot (a refused integer is beyond i64 and u64, so
+/// at least 20 bytes long) and is found again on the tape by its value ([`locate_big_ints`]).
+const BIG_INT_STAND_IN: i64 = i64::MIN + 1;
+const BIG_INT_STAND_IN_TEXT: &[u8] = b"-9223372036854775807";
+
+/// Trial parses of a line that simd-json refused, with stand-ins for the numbers it cannot
+/// hold. The trials parse a scratch copy (simd-json unescapes strings into its input), so the
+/// caller then parses a clean copy for the tape it keeps.
+struct NumberTrial<'a> {
+    scratch: &'a mut Vec<u8>,
+    buffers: &'a mut Buffers,
+    home: &'a mut Tape<'static>,
+    key_scratch: &'a mut Vec<usize>,
+    key_table: &'a mut KeyTable,
+}
+
+impl NumberTrial<'_> {
+    /// Whether the line passes the JSON layer once its refused numbers have stand-ins:
+    /// `patches` then lists them and `big_ints` holds the integers' tape indexes and values.
+    /// False sends the line to the strict scanner, which says what is wrong with it.
+    fn run(
+        self,
+        line: &[u8],
+        mut error: simd_json::Error,
+        patches: &mut Vec<NumberPatch>,
+        big_ints: &mut Vec<(usize, i128)>,
+    ) -> bool {
+        patches.clear();
+        while patches.len() < MAX_NUMBER_PATCHES {
+            let Some(patch) = number_patch(line, &error) else {
+                return false;
+            };
+            patches.push(patch);
+            apply_number_patches(self.scratch, line, patches);
+            let mut tape = std::mem::replace(self.home, Tape(Vec::new())).reset();
+            let parsed =
+                simd_json::fill_tape_padded(self.scratch, line.len(), self.buffers, &mut tape);
+            let passed = parsed.is_ok()
+                && matches!(tape.0.first(), Some(Node::Object { .. }))
+                && !has_duplicate_keys(&tape.0, self.key_scratch, self.key_table)
+                && locate_big_ints(&tape.0, patches, big_ints);
+            *self.home = tape.reset();
+            match parsed {
+                Ok(()) => return passed,
+                Err(next) => error = next,
+            }
+        }
+        false
+    }
+}
+
+/// A number simd-json refused: its byte range in the line, and for an integer its value.
+#[derive(Debug, Clone, Copy)]
+struct NumberPatch {
+    start: usize,
+    end: usize,
+    integer: Option<i128>,
+}
+
+/// The patch for simd-json's `error`, when it is about a number that is valid RFC 8259 JSON
+/// (so simd-json only could not hold it); `None` for any other error.
+fn number_patch(line: &[u8], error: &simd_json::Error) -> Option<NumberPatch> {
+    use simd_json::ErrorType;
+    if !matches!(
+        error.error(),
+        ErrorType::InvalidNumber | ErrorType::InvalidExponent | ErrorType::Overflow
+    ) {
+        return None;
+    }
+    let (start, end) = scan::number_around(line, error.index())?;
+    let integer = match scan::number_kind(&line[start..end])? {
+        scan::NumberKind::Integer(value) => Some(value),
+        scan::NumberKind::Float => None,
+    };
+    Some(NumberPatch {
+        start,
+        end,
+        integer,
+    })
+}
+
+/// `retry` becomes the padded line with same-length stand-ins for the patched numbers: an
+/// integer's [`BIG_INT_STAND_IN`] or a float's `0.0`, then spaces.
+fn apply_number_patches(retry: &mut Vec<u8>, line: &[u8], patches: &[NumberPatch]) {
+    copy_padded(retry, line);
+    for patch in patches {
+        let slot = &mut retry[patch.start..patch.end];
+        let stand_in: &[u8] = match patch.integer {
+            Some(_) => BIG_INT_STAND_IN_TEXT,
+            // Every fraction or exponent form is at least three bytes long (`1e9`).
+            None => b"0.0",
+        };
+        slot.fill(b' ');
+        slot[..stand_in.len()].copy_from_slice(stand_in);
+    }
+}
+
+/// Fills `big_ints` with the tape index and value of every patched integer, found by its
+/// stand-in's value in tape order. False when the counts differ (the line holds the stand-in's
+/// value itself): the strict scanner then counts tape positions the slow way.
+fn locate_big_ints(
+    nodes: &[Node<'_>],
+    patches: &[NumberPatch],
+    big_ints: &mut Vec<(usize, i128)>,
+) -> bool {
+    big_ints.clear();
+    // simd-json parses left to right, so the patches are in line order, as the tape is.
+    let mut values = patches.iter().filter_map(|p| p.integer);
+    for (index, node) in nodes.iter().enumerate() {
+        if matches!(
+            node,
+            Node::Static(simd_json::StaticNode::I64(BIG_INT_STAND_IN))
+        ) {
+            match values.next() {
+                Some(value) => big_ints.push((index, value)),
+                None => return false,
+            }
+        }
+    }
+    values.next().is_none()
 }
 
 /// `buf` becomes `line` followed by simd-json's padding, reusing its allocation.
@@ -545,6 +694,100 @@ mod tests {
         assert_eq!(int("z"), Some(0));
         assert_eq!(int("f"), None);
         assert_eq!(root.get("s").unwrap().as_str(), Some("\n"));
+    }
+
+    #[test]
+    fn number_stand_ins_agree_with_the_strict_scanner() {
+        // The number trials take the first line; the stand-in's own value, or more refused
+        // numbers than the trials' budget, send the same members through the strict scanner.
+        let base = r#"{"a":[1,{"big":123456789012345678901234567890}],"inf":-1e400,"neg":-99999999999999999999"#;
+        let sentinel = r#","s":-9223372036854775807"#;
+        let budget = format!(
+            r#","more":[{}]"#,
+            ["1E+999"; MAX_NUMBER_PATCHES + 1].join(",")
+        );
+        for extra in ["", sentinel, budget.as_str()] {
+            let line = format!("{base}{extra}}}");
+            let mut parser = JsonParser::new();
+            let mut errors = Vec::new();
+            let doc = parser.parse(line.as_bytes(), &mut errors).expect(&line);
+            let root = doc.root();
+            let element = root.get("a").unwrap().elements().nth(1).unwrap();
+            let big = element.get("big").unwrap();
+            assert_eq!(
+                big.as_integer(),
+                Some(123456789012345678901234567890),
+                "{line}"
+            );
+            assert_eq!(
+                root.get("neg").unwrap().as_integer(),
+                Some(-99999999999999999999)
+            );
+            assert_eq!(root.get("inf").unwrap().as_integer(), None);
+            if extra == sentinel {
+                assert_eq!(
+                    root.get("s").unwrap().as_integer(),
+                    Some(i128::from(i64::MIN + 1))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn refused_numbers_beside_other_defects_get_the_others_codes() {
+        let big = "123456789012345678901234567890";
+        let empty = String::new;
+        let cases = [
+            (
+                format!(r#"{{"a":{big},"a":1}}"#),
+                ErrorCode::DuplicateKey,
+                "/a".to_owned(),
+            ),
+            (
+                format!(r#"{{"a":{big},"b":"\ud800"}}"#),
+                ErrorCode::InvalidUtf8,
+                "/b".to_owned(),
+            ),
+            (format!("[{big},1e400]"), ErrorCode::NotAnObject, empty()),
+            (
+                format!(r#"{{"a":{big}}} x"#),
+                ErrorCode::MalformedJson,
+                empty(),
+            ),
+            (
+                format!(r#"{{"a":{big}x}}"#),
+                ErrorCode::MalformedJson,
+                empty(),
+            ),
+            (
+                format!(r#"{{"a":0{big}}}"#),
+                ErrorCode::MalformedJson,
+                empty(),
+            ),
+            (
+                format!(r#"{{"a":-{big}.}}"#),
+                ErrorCode::MalformedJson,
+                empty(),
+            ),
+            (
+                r#"{"a":1e400e1}"#.to_owned(),
+                ErrorCode::MalformedJson,
+                empty(),
+            ),
+            (
+                r#"{"a":--1e400}"#.to_owned(),
+                ErrorCode::MalformedJson,
+                empty(),
+            ),
+            (
+                r#"{"a":"x"1e400}"#.to_owned(),
+                ErrorCode::MalformedJson,
+                empty(),
+            ),
+        ];
+        for (line, code, path) in cases {
+            assert_eq!(codes(line.as_bytes()), [(code, path)], "{line}");
+        }
     }
 
     #[test]

@@ -617,3 +617,77 @@ mod tests {
         assert_eq!(saturating_integer(&[b'9'; 60]), i128::MAX);
     }
 }
+
+/// What a valid RFC 8259 number is, for the stand-ins of numbers simd-json cannot hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NumberKind {
+    /// No fraction, no exponent; its value saturated to `i128`.
+    Integer(i128),
+    /// A fraction or an exponent.
+    Float,
+}
+
+/// The RFC 8259 number `text` is, or `None` when it is not one (`01`, `1.`, `-`, `1e`).
+pub(crate) fn number_kind(text: &[u8]) -> Option<NumberKind> {
+    let digits = |at: usize| text[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut at = usize::from(text.first() == Some(&b'-'));
+    match text.get(at) {
+        Some(b'0') => at += 1,
+        Some(b'1'..=b'9') => at += digits(at),
+        _ => return None,
+    }
+    let int_end = at;
+    if text.get(at) == Some(&b'.') {
+        let n = digits(at + 1);
+        if n == 0 {
+            return None;
+        }
+        at += 1 + n;
+    }
+    if matches!(text.get(at), Some(b'e' | b'E')) {
+        at += 1;
+        if matches!(text.get(at), Some(b'+' | b'-')) {
+            at += 1;
+        }
+        let n = digits(at);
+        if n == 0 {
+            return None;
+        }
+        at += n;
+    }
+    if at != text.len() {
+        return None;
+    }
+    Some(if at == int_end {
+        NumberKind::Integer(saturating_integer(text))
+    } else {
+        NumberKind::Float
+    })
+}
+
+/// The byte range of the number token around `index` (where simd-json stopped inside or just
+/// after it), when it stands where a value may: after a structural byte or white space, and
+/// before one or the end.
+pub(crate) fn number_around(line: &[u8], index: usize) -> Option<(usize, usize)> {
+    let is_number_byte = |b: &u8| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E');
+    let index = index.min(line.len());
+    let start = index
+        - line[..index]
+            .iter()
+            .rev()
+            .take_while(|b| is_number_byte(b))
+            .count();
+    let end = index
+        + line[index..]
+            .iter()
+            .take_while(|b| is_number_byte(b))
+            .count();
+    let before_ok = start == 0
+        || matches!(
+            line[start - 1],
+            b':' | b',' | b'[' | b' ' | b'\t' | b'\r' | b'\n'
+        );
+    let after_ok =
+        end == line.len() || matches!(line[end], b',' | b']' | b'}' | b' ' | b'\t' | b'\r' | b'\n');
+    (start < end && before_ok && after_ok).then_some((start, end))
+}
