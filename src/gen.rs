@@ -841,20 +841,10 @@ impl Generator {
                 edit(out, at + 11..at + 11, with);
             }
             ErrorCode::UnknownStatus => {
-                let Some(at) = find(b"\"status\":\"") else {
-                    return false;
-                };
-                let value = at + 10;
-                let close = value + out[value..].iter().position(|&b| b == b'"').unwrap_or(0);
-                edit(out, value..close, b"FAILED");
+                return replace_string_value(out, start, b"\"status\":\"", b"FAILED");
             }
             ErrorCode::UnknownOutcome => {
-                let Some(at) = find(b"\"outcome\":\"") else {
-                    return false;
-                };
-                let value = at + 11;
-                let close = value + out[value..].iter().position(|&b| b == b'"').unwrap_or(0);
-                edit(out, value..close, b"TIMEOUT");
+                return replace_string_value(out, start, b"\"outcome\":\"", b"TIMEOUT");
             }
             ErrorCode::InvalidTimestamp => {
                 // A producer that writes offsets instead of `Z`.
@@ -966,6 +956,18 @@ fn push_optional_timestamp(out: &mut Vec<u8>, ms: Option<i64>) {
         }
         None => out.extend_from_slice(b"null"),
     }
+}
+
+/// Replaces the text of the first string value that follows `member` (a key, its colon and
+/// the opening quote) in the line at `out[start..]`; false when there is none.
+fn replace_string_value(out: &mut Vec<u8>, start: usize, member: &[u8], with: &[u8]) -> bool {
+    let Some(at) = memmem::find(&out[start..], member) else {
+        return false;
+    };
+    let value = start + at + member.len();
+    let close = value + out[value..].iter().position(|&b| b == b'"').unwrap_or(0);
+    out.splice(value..close, with.iter().copied());
+    true
 }
 
 /// Writes `text`, JSON-escaped when `escape` (quotes, backslashes and control characters).

@@ -2,11 +2,10 @@
 //! compressed outputs, `--line-buffered`, the progress bar, bounded memory, write errors.
 
 use std::io::{Read, Write};
-use std::process::Stdio;
 use std::time::Duration;
 
 mod common;
-use common::{bin, run, scratch, stderr, stdout};
+use common::{run, scratch, spawn, stderr};
 
 fn gen(count: &str, rate: &str) -> Vec<u8> {
     let out = run(
@@ -177,13 +176,7 @@ fn a_full_disk_is_exit_2_and_a_compressed_output_is_left_out() {
 
 /// Feeds `input` slowly (a pause longer than the bar's quiet start), so a bar would be drawn.
 fn slow_run(args: &[&str], input: &[u8]) -> std::process::Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(args);
     let mut stdin = child.stdin.take().unwrap();
     let (head, tail) = input.split_at(input.len() / 2);
     stdin.write_all(head).unwrap();
@@ -213,13 +206,7 @@ fn the_progress_bar_is_off_unless_stderr_is_a_terminal_or_it_is_asked_for() {
 #[test]
 fn line_buffered_output_arrives_line_by_line() {
     let input = gen("20", "1");
-    let mut child = bin()
-        .args(["validate", "-q", "--line-buffered", "--format", "json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&["validate", "-q", "--line-buffered", "--format", "json"]);
     let mut stdin = child.stdin.take().unwrap();
     let first_line = input.split_inclusive(|&b| b == b'\n').next().unwrap();
     stdin.write_all(first_line).unwrap();
@@ -254,21 +241,15 @@ fn memory_stays_flat_however_long_the_piped_input() {
     }
     // 4 MB of varied lines, sent 24 times: 96 MB through a pipe.
     let block = gen("1200", "0.1");
-    let mut child = bin()
-        .args([
-            "validate",
-            "-q",
-            "-j2",
-            "--format",
-            "json",
-            "-o",
-            "/dev/null",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&[
+        "validate",
+        "-q",
+        "-j2",
+        "--format",
+        "json",
+        "-o",
+        "/dev/null",
+    ]);
     let mut stdin = child.stdin.take().unwrap();
     let mut peaks = Vec::new();
     for round in 0..24 {
@@ -289,7 +270,6 @@ fn memory_stays_flat_however_long_the_piped_input() {
         late < early + 16 * 1024,
         "peak RSS grew from {early} to {late} KiB"
     );
-    let _ = stdout;
 }
 
 #[test]
@@ -304,21 +284,15 @@ fn memory_on_hostile_input_is_bounded_by_the_largest_line_let_through() {
     let mut line = br#"{"envelope_version":1,"pad":""#.to_vec();
     line.resize(LINE, b'a');
     line.extend_from_slice(b"\"}\n");
-    let mut child = bin()
-        .args([
-            "validate",
-            "-q",
-            "-j2",
-            "--rejects",
-            "/dev/null",
-            "-o",
-            "/dev/null",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&[
+        "validate",
+        "-q",
+        "-j2",
+        "--rejects",
+        "/dev/null",
+        "-o",
+        "/dev/null",
+    ]);
     let mut stdin = child.stdin.take().unwrap();
     for _ in 0..48 {
         stdin.write_all(&line).unwrap();

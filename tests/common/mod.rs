@@ -4,7 +4,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 /// The binary under test.
 pub fn bin() -> Command {
@@ -19,14 +19,20 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-pub fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = bin()
+/// The binary started with `args`, its standard input, output and error piped.
+pub fn spawn(args: &[&str]) -> Child {
+    bin()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("the binary runs");
+        .expect("the binary runs")
+}
+
+/// Runs the binary with `args` on `stdin` to its end.
+pub fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = spawn(args);
     let mut input = child.stdin.take().unwrap();
     let bytes = stdin.to_vec();
     let writer = std::thread::spawn(move || {
