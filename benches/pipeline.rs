@@ -85,6 +85,7 @@ fn whole_pipeline(c: &mut Criterion) {
                     primary: Some(&mut diagnostics),
                     secondary: Some(&mut valid),
                     rejects: Some(&mut rejects),
+                    messages: None,
                 };
                 let options = PipelineOptions {
                     jobs,

@@ -7,6 +7,7 @@ pub mod framing;
 pub mod gen;
 pub mod io;
 pub mod json;
+pub mod migrate;
 pub mod ops;
 pub mod pipeline;
 pub mod report;

@@ -125,6 +125,7 @@ fn parallel(
         primary: Some(&mut primary),
         secondary: Some(&mut valid),
         rejects: Some(&mut rejects),
+        messages: None,
     };
     let books = pipeline::run(sources, op, options, outputs, None).unwrap();
     ([primary, valid, rejects], books)
@@ -238,6 +239,7 @@ fn a_failing_output_stops_an_endless_run() {
             primary: Some(&mut sink),
             secondary: None,
             rejects: None,
+            messages: None,
         };
         let options = PipelineOptions {
             jobs: 2,
@@ -272,6 +274,7 @@ fn an_input_error_names_the_source_line_and_offset_after_the_lines_before_it() {
         primary: None,
         secondary: Some(&mut valid),
         rejects: None,
+        messages: None,
     };
     let options = PipelineOptions {
         jobs: 2,

@@ -1,6 +1,7 @@
 //! Arguments, the subcommands, and the exit status.
 
 mod gen;
+mod migrate;
 mod progress;
 mod run;
 mod validate;
@@ -36,6 +37,15 @@ enum Command {
     /// that share of the lines carries one realistic defect each (a cut-off line, Latin-1
     /// bytes, a duplicate key, a lower-case ID, ...).
     Gen(gen::GenArgs),
+
+    /// Write every valid line as another envelope_version (ENVELOPE.md §5), losslessly.
+    ///
+    /// Each line is validated against its own version first; invalid lines, and lines the
+    /// target cannot hold (CANNOT_DOWNGRADE) or would overwrite (MIGRATION_CONFLICT), go to
+    /// --rejects with their codes. A line already at the target version passes unchanged.
+    /// Exit status: 0 when every line was written, 1 when some line was rejected, 2 when the
+    /// run could not complete.
+    Migrate(migrate::MigrateArgs),
 }
 
 /// Inputs and the limits every command that reads envelopes shares (CLI.md).
@@ -143,6 +153,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Validate(args) => validate::run(args),
         Command::Gen(args) => gen::run(args),
+        Command::Migrate(args) => migrate::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -34,12 +34,14 @@ fn compress_threads(jobs: usize) -> u32 {
 }
 
 /// Runs `op` over the inputs. `secondary` is the command's second data output
-/// (`--valid-out`, `--warnings-out`).
+/// (`--valid-out`, `--warnings-out`); with `messages`, the operation's text for people goes to
+/// standard error, in input order (and no progress bar is drawn over it unless forced).
 pub fn run<Op: LineOperation>(
     op: &Op,
     input: &InputArgs,
     output: &OutputArgs,
     secondary: Option<&Path>,
+    messages: bool,
 ) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     let jobs = jobs(input);
@@ -71,7 +73,7 @@ pub fn run<Op: LineOperation>(
 
     let sources = sources(&input.files);
     let progress = Arc::new(Progress::default());
-    let bar = (!output.quiet)
+    let bar = (!output.quiet && (output.progress || !messages))
         .then(|| {
             ProgressBar::start(
                 Arc::clone(&progress),
@@ -80,6 +82,7 @@ pub fn run<Op: LineOperation>(
             )
         })
         .flatten();
+    let mut stderr = std::io::stderr();
     let options = PipelineOptions {
         jobs,
         max_line_bytes: input.max_line_bytes,
@@ -90,6 +93,7 @@ pub fn run<Op: LineOperation>(
         primary: Some(&mut primary),
         secondary: secondary.as_mut().map(|o| o as _),
         rejects: rejects.as_mut().map(|o| o as _),
+        messages: messages.then_some(&mut stderr as _),
     };
     let result = pipeline::run(sources, op, options, outputs, Some(progress));
     if let Some(bar) = bar {

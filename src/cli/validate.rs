@@ -63,5 +63,11 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Outcome> {
         write_rejects: args.output.rejects.is_some(),
         max_line_bytes: args.input.max_line_bytes,
     };
-    run::run(&op, &args.input, &args.output, args.valid_out.as_deref())
+    run::run(
+        &op,
+        &args.input,
+        &args.output,
+        args.valid_out.as_deref(),
+        false,
+    )
 }

@@ -109,6 +109,14 @@ impl EnvelopeRules {
         Some(doc)
     }
 
+    /// `PAYLOAD_TOO_LARGE` when a line of `len` bytes is over `queue`'s size limit (§3.1): for
+    /// lines a command writes, such as a migration's output (§5).
+    pub fn size_error(&self, queue: Option<&str>, len: usize) -> Option<Diagnostic> {
+        let limit = self.options.limit_for(queue);
+        let own = queue.filter(|q| self.options.queue_limits.contains_key(*q));
+        (len as u64 > limit).then(|| rules::too_large(len, limit, own))
+    }
+
     /// Judges a document that passed the JSON layer; `line_len` is the raw line's length in
     /// bytes (for the size limit). Appends to `verdict` without clearing it.
     pub fn check_document(&self, doc: &Document<'_>, line_len: usize, verdict: &mut Verdict) {

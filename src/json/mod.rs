@@ -67,6 +67,9 @@ pub struct Document<'p> {
     tape: Tape<'p>,
     home: &'p mut Tape<'static>,
     big_ints: &'p [(usize, i128)],
+    /// simd-json's stage-1 output for this line: the byte offset of every structural
+    /// character and of every scalar's first byte (stand-ins keep every offset).
+    structurals: &'p [u32],
 }
 
 impl Drop for Document<'_> {
@@ -87,6 +90,65 @@ impl Document<'_> {
     /// The top-level object.
     pub fn root(&self) -> Value<'_> {
         Value::new(&self.tape.0, 0, self.big_ints)
+    }
+
+    /// Where every tape node lies in `line` (the line this document was parsed from): node
+    /// `i` (see [`Value::tape_index`]) spans `spans[i].0..spans[i].1`, a key its quoted string.
+    /// Built from simd-json's structural indexes in one pass over them, with no scan of the
+    /// bytes but for white space before a separator: what a splicing migration needs.
+    ///
+    /// ```
+    /// use rdq_envelope::json::JsonParser;
+    ///
+    /// let line = br#"{"a" : [1, {"b":"x\"y"}] ,"c":-0.5 }"#;
+    /// let mut parser = JsonParser::new();
+    /// let doc = parser.parse(line, &mut Vec::new()).unwrap();
+    /// let mut spans = Vec::new();
+    /// doc.node_spans(line, &mut spans);
+    /// let text = |i: usize| &line[spans[i].0..spans[i].1];
+    /// assert_eq!(text(0), line.trim_ascii());
+    /// assert_eq!(text(1), br#""a""#);
+    /// assert_eq!(text(2), br#"[1, {"b":"x\"y"}]"#);
+    /// assert_eq!(text(5), br#""b""#);
+    /// assert_eq!(text(8), b"-0.5");
+    /// ```
+    pub fn node_spans(&self, line: &[u8], spans: &mut Vec<(usize, usize)>) {
+        spans.clear();
+        spans.resize(self.tape.0.len(), (0, 0));
+        // Open containers, innermost last; the depth limit bounds it.
+        let mut open = [0usize; MAX_DEPTH + 1];
+        let mut depth = 0;
+        let mut node = 0;
+        for (k, &at) in self.structurals.iter().enumerate() {
+            let at = at as usize;
+            let Some(&byte) = line.get(at) else {
+                continue;
+            };
+            match byte {
+                b'{' | b'[' => {
+                    spans[node].0 = at;
+                    open[depth] = node;
+                    depth += 1;
+                    node += 1;
+                }
+                b'}' | b']' => {
+                    depth -= 1;
+                    spans[open[depth]].1 = at + 1;
+                }
+                b':' | b',' => {}
+                _ => {
+                    // A scalar ends where white space before the next structural begins.
+                    let next = self
+                        .structurals
+                        .get(k + 1)
+                        .map_or(line.len(), |&n| n as usize);
+                    let end = at + line[at..next.min(line.len())].trim_ascii_end().len();
+                    spans[node] = (at, end);
+                    node += 1;
+                }
+            }
+        }
+        debug_assert_eq!(node, self.tape.0.len(), "one span per tape node");
     }
 
     /// Number of tape nodes (keys included): a measure of the parse's cost.
@@ -143,6 +205,7 @@ impl JsonParser {
                     tape,
                     home,
                     big_ints: &[],
+                    structurals: buffers.structural_indexes(),
                 });
             }
             *home = tape.reset();
@@ -184,6 +247,7 @@ impl JsonParser {
             tape,
             home,
             big_ints,
+            structurals: buffers.structural_indexes(),
         })
     }
 }

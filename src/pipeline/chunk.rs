@@ -30,6 +30,8 @@ pub struct ChunkOutput {
     pub secondary: Vec<u8>,
     /// Reject records.
     pub rejects: Vec<u8>,
+    /// Text for people, on standard error (`migrate --warnings`).
+    pub messages: Vec<u8>,
     /// The books of these lines.
     pub summary: Summary,
 }
@@ -39,6 +41,7 @@ impl ChunkOutput {
         self.primary.clear();
         self.secondary.clear();
         self.rejects.clear();
+        self.messages.clear();
         self.summary.clear();
     }
 }

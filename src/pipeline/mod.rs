@@ -149,6 +149,8 @@ pub struct Outputs<'a> {
     pub secondary: Option<&'a mut dyn Write>,
     /// Reject records (`--rejects`).
     pub rejects: Option<&'a mut dyn Write>,
+    /// Text for people, in input order (standard error, for `migrate --warnings`).
+    pub messages: Option<&'a mut dyn Write>,
 }
 
 /// Why a run could not complete (CLI.md exit status 2).
@@ -199,7 +201,7 @@ pub enum PipelineError {
 /// let input = b"{\"status\":\"DEAD\"}\n\n{\"status\":\"PENDING\"}\n".to_vec();
 /// let sources = vec![Source::Reader { name: "demo".into(), reader: Box::new(std::io::Cursor::new(input)) }];
 /// let mut out = Vec::new();
-/// let outputs = Outputs { primary: Some(&mut out), secondary: None, rejects: None };
+/// let outputs = Outputs { primary: Some(&mut out), secondary: None, rejects: None, messages: None };
 /// let books = pipeline::run(sources, &Dead, PipelineOptions::default(), outputs, None).unwrap();
 /// assert_eq!(out, b"{\"status\":\"DEAD\"}\n");
 /// assert_eq!((books.lines, books.blank, books.emitted, books.filtered_out), (3, 1, 1, 1));
@@ -446,6 +448,7 @@ fn write_chunk(out: &ChunkOutput, outputs: &mut Outputs<'_>, flush_each: bool) -
         (outputs.primary.as_deref_mut(), &out.primary),
         (outputs.secondary.as_deref_mut(), &out.secondary),
         (outputs.rejects.as_deref_mut(), &out.rejects),
+        (outputs.messages.as_deref_mut(), &out.messages),
     ];
     for (sink, bytes) in sinks {
         if let Some(sink) = sink {

@@ -1,0 +1,179 @@
+//! Migrations across envelope versions (ENVELOPE.md §5), by splicing.
+//!
+//! A step reads a valid envelope of its source version (the document from the JSON layer, and
+//! the line's bytes) and writes the target version as a few [`Edits`] of the input: the
+//! version number, a member moved or inserted, a member removed. Every other byte is copied, so
+//! unknown fields, number spellings, escapes, key order and white space all stay as they were.
+//! The steps chain for any pair of supported versions; a later version adds one step up and
+//! one step down.
+//!
+//! ```
+//! use rdq_envelope::migrate::Migrator;
+//! use rdq_envelope::{EnvelopeRules, JsonParser, RuleOptions, Verdict};
+//!
+//! let v1 = br#"{"envelope_version":1,"id":"01HWT0DD088F8ENKHRJHCSSPV8","queue":"mail","handler_ref":"send","payload":"e30=","payload_content_type":"application/json","headers":{"rdq.source":"api","x":"1"},"status":"PENDING","attempt_count":0,"redrive_count":0,"next_attempt_at":"2024-05-01T12:00:00.000Z","lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[],"extra":1e400}"#;
+//! let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
+//! let (mut parser, mut verdict) = (JsonParser::new(), Verdict::default());
+//! let doc = rules.check_line(&mut parser, v1, &mut verdict).unwrap();
+//! assert!(verdict.is_valid());
+//!
+//! let (mut migrator, mut out, mut errors) = (Migrator::new(), Vec::new(), Vec::new());
+//! assert!(migrator.migrate(v1, &doc, 1, 2, &mut out, &mut errors));
+//! let v2 = String::from_utf8(out).unwrap();
+//! assert!(v2.starts_with(r#"{"envelope_version":2,"#));
+//! assert!(v2.contains(r#""headers":{"x":"1"},"origin":{"source":"api"},"#));
+//! assert!(v2.ends_with(r#""attempts":[],"extra":1e400}"#));
+//! ```
+
+mod edits;
+mod spans;
+mod v1_to_v2;
+mod v2_to_v1;
+
+use crate::diagnostic::Diagnostic;
+use crate::json::{Document, JsonParser, Value};
+use edits::Edits;
+use spans::MemberSpan;
+
+/// A step from one version to the next one up or down: writes the edits that turn a valid
+/// envelope of `from` into `to`, or pushes the reasons it cannot onto `errors`.
+type StepFn = fn(&mut Context<'_>) -> bool;
+
+/// Every step, by the versions it joins.
+const STEPS: &[(u32, u32, StepFn)] = &[(1, 2, v1_to_v2::step), (2, 1, v2_to_v1::step)];
+
+/// What a step works with: the line, its document, where each node's bytes are, reusable
+/// span lists, the edits it makes and the diagnostics of a refusal.
+struct Context<'a> {
+    line: &'a [u8],
+    root: Value<'a>,
+    scratch: &'a mut Scratch,
+    errors: &'a mut Vec<Diagnostic>,
+}
+
+/// Span lists and edits, reused from line to line.
+#[derive(Debug, Default)]
+struct Scratch {
+    /// Every tape node's byte range ([`Document::node_spans`]).
+    nodes: Vec<(usize, usize)>,
+    top: Vec<MemberSpan>,
+    inner: Vec<MemberSpan>,
+    /// One flag per member of an object: whether the step removes it.
+    removed: Vec<bool>,
+    edits: Edits,
+}
+
+impl<'a> Context<'a> {
+    /// The spans of the top-level members, in the order of `root.members()`.
+    fn top_members(&mut self) {
+        spans::members(self.root, &self.scratch.nodes, &mut self.scratch.top);
+    }
+
+    /// The index of the top-level member `key`, and its value.
+    fn top_member(&self, key: &str) -> Option<(usize, Value<'a>)> {
+        self.root
+            .members()
+            .enumerate()
+            .find(|(_, (k, _))| *k == key)
+            .map(|(at, (_, value))| (at, value))
+    }
+
+    /// Replaces `envelope_version`'s value (spelled `1` or `2`: a JSON integer has one
+    /// spelling) with `to`.
+    fn set_version(&mut self, to: u32) {
+        let at = self
+            .root
+            .members()
+            .position(|(key, _)| key == "envelope_version")
+            .expect("a valid envelope has envelope_version");
+        let span = self.scratch.top[at];
+        self.scratch
+            .edits
+            .replace_with_number(span.value_start..span.value_end, i64::from(to));
+    }
+}
+
+/// Migrates lines between versions; one per worker thread (it reuses its buffers).
+#[derive(Debug, Default)]
+pub struct Migrator {
+    scratch: Scratch,
+    /// For a chain of several steps: the parser of the intermediate lines, and those lines.
+    parser: Option<Box<JsonParser>>,
+    between: Vec<u8>,
+}
+
+impl Migrator {
+    /// A migrator with empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends `line`, a valid envelope of version `from` whose document is `doc`, as version
+    /// `to` to `out` (a worker writes straight into its output). False, with the reasons in `errors`, when the target
+    /// cannot represent it (`CANNOT_DOWNGRADE`) or the step would overwrite data
+    /// (`MIGRATION_CONFLICT`). `from == to` copies the line unchanged.
+    pub fn migrate(
+        &mut self,
+        line: &[u8],
+        doc: &Document<'_>,
+        from: u32,
+        to: u32,
+        out: &mut Vec<u8>,
+        errors: &mut Vec<Diagnostic>,
+    ) -> bool {
+        if from == to {
+            out.extend_from_slice(line);
+            return true;
+        }
+        let next = if to > from { from + 1 } else { from - 1 };
+        if next == to {
+            return self.step(line, doc, from, next, out, errors);
+        }
+        // A longer chain: parse what this step wrote and go on from there.
+        let mut between = std::mem::take(&mut self.between);
+        between.clear();
+        if !self.step(line, doc, from, next, &mut between, errors) {
+            self.between = between;
+            return false;
+        }
+        let mut parser = self.parser.take().unwrap_or_default();
+        let mut parse_errors = Vec::new();
+        let done = match parser.parse(&between, &mut parse_errors) {
+            Some(doc) => self.migrate(&between, &doc, next, to, out, errors),
+            None => unreachable!("a step writes valid JSON: {parse_errors:?}"),
+        };
+        self.between = between;
+        self.parser = Some(parser);
+        done
+    }
+
+    fn step(
+        &mut self,
+        line: &[u8],
+        doc: &Document<'_>,
+        from: u32,
+        to: u32,
+        out: &mut Vec<u8>,
+        errors: &mut Vec<Diagnostic>,
+    ) -> bool {
+        let step = STEPS
+            .iter()
+            .find(|(f, t, _)| (*f, *t) == (from, to))
+            .map(|(_, _, step)| *step)
+            .unwrap_or_else(|| panic!("no migration step from version {from} to {to}"));
+        self.scratch.edits.clear();
+        doc.node_spans(line, &mut self.scratch.nodes);
+        let mut cx = Context {
+            line,
+            root: doc.root(),
+            scratch: &mut self.scratch,
+            errors,
+        };
+        cx.top_members();
+        if !step(&mut cx) {
+            return false;
+        }
+        self.scratch.edits.apply(line, out);
+        true
+    }
+}

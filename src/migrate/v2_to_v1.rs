@@ -1,0 +1,101 @@
+//! 2 → 1 (ENVELOPE.md §5), the inverse of 1 → 2: `envelope_version` 1; `origin` goes, its
+//! `source` and `submitted_by` are appended to `headers` as `rdq.source` and
+//! `rdq.submitted_by` in `origin`'s order (values byte for byte); every attempt's `duration_ms`
+//! goes. Refused with `CANNOT_DOWNGRADE`, naming each value that blocks it, for what version 1
+//! cannot hold: status `CANCELLED`, a set `payload_ref`, unknown fields inside `origin`.
+
+use super::{spans, Context};
+use crate::diagnostic::{pointer, Diagnostic, ErrorCode};
+
+/// `origin`'s members and the headers they become.
+const MOVED: [(&str, &[u8]); 2] = [
+    ("source", b"\"rdq.source\":"),
+    ("submitted_by", b"\"rdq.submitted_by\":"),
+];
+
+pub(super) fn step(cx: &mut Context<'_>) -> bool {
+    if !representable(cx) {
+        return false;
+    }
+    cx.set_version(1);
+    move_origin_to_headers(cx);
+    remove_durations(cx);
+    true
+}
+
+fn representable(cx: &mut Context<'_>) -> bool {
+    let before = cx.errors.len();
+    if cx.root.get("status").and_then(|v| v.as_str()) == Some("CANCELLED") {
+        cx.errors.push(blocked(
+            "/status".to_owned(),
+            "status CANCELLED does not exist in version 1".to_owned(),
+        ));
+    }
+    if cx.root.get("payload_ref").is_some_and(|v| !v.is_null()) {
+        cx.errors.push(blocked(
+            "/payload_ref".to_owned(),
+            "a claim-check payload_ref cannot be written in version 1, where it is reserved"
+                .to_owned(),
+        ));
+    }
+    if let Some(origin) = cx.root.get("origin") {
+        for (key, _) in origin.members() {
+            if !MOVED.iter().any(|(name, _)| *name == key) {
+                cx.errors.push(blocked(
+                    pointer("/origin", key),
+                    format!(
+                        "origin.{key} has no place in version 1, which keeps only \
+                         origin.source and origin.submitted_by (as headers)"
+                    ),
+                ));
+            }
+        }
+    }
+    cx.errors.len() == before
+}
+
+#[cold]
+fn blocked(path: String, message: String) -> Diagnostic {
+    Diagnostic::new(ErrorCode::CannotDowngrade, path, message)
+}
+
+fn move_origin_to_headers(cx: &mut Context<'_>) {
+    let (origin_at, origin) = cx
+        .top_member("origin")
+        .expect("a valid v2 envelope has origin");
+    let (_, headers) = cx
+        .top_member("headers")
+        .expect("a valid v2 envelope has headers");
+    // Appended after the last header, or right after `{` when there is none.
+    spans::members(headers, &cx.scratch.nodes, &mut cx.scratch.inner);
+    let (append_at, mut first) = match cx.scratch.inner.last() {
+        Some(last) => (last.value_end, false),
+        None => (spans::of(headers, &cx.scratch.nodes).0 + 1, true),
+    };
+    for (key, value) in origin.members() {
+        let Some((_, header)) = MOVED.iter().find(|(name, _)| *name == key) else {
+            continue;
+        };
+        let separator: &[u8] = if first { b"" } else { b"," };
+        first = false;
+        let (start, end) = spans::of(value, &cx.scratch.nodes);
+        cx.scratch
+            .edits
+            .insert(append_at, &[separator, header, &cx.line[start..end]]);
+    }
+    let top = &cx.scratch.top;
+    cx.scratch.edits.remove_members(top, |i| i == origin_at);
+}
+
+fn remove_durations(cx: &mut Context<'_>) {
+    let Some((_, attempts)) = cx.top_member("attempts") else {
+        return;
+    };
+    for attempt in attempts.elements() {
+        if let Some(duration) = attempt.members().position(|(key, _)| key == "duration_ms") {
+            spans::members(attempt, &cx.scratch.nodes, &mut cx.scratch.inner);
+            let members = &cx.scratch.inner;
+            cx.scratch.edits.remove_members(members, |i| i == duration);
+        }
+    }
+}
