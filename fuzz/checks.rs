@@ -44,3 +44,41 @@ pub fn check_reader(data: &[u8]) {
     assert_eq!(next_offset, data.len() as u64);
     assert_eq!(reader.offset(), data.len() as u64);
 }
+
+/// Any bytes through `migrate` both ways: never a panic; whatever is written is valid in its
+/// target version; a line at its own version passes through unchanged.
+pub fn check_migrate(data: &[u8]) {
+    use rdq_envelope::migrate::Migrator;
+    let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
+    let mut parser = JsonParser::new();
+    let mut verdict = Verdict::default();
+    let Some(doc) = rules.check_line(&mut parser, data, &mut verdict) else {
+        return;
+    };
+    if !verdict.is_valid() {
+        return;
+    }
+    let from = verdict.version.expect("a valid line has a version");
+    let mut migrator = Migrator::new();
+    for to in [1, 2] {
+        let (mut out, mut errors) = (Vec::new(), Vec::new());
+        if migrator.migrate(data, &doc, from, to, &mut out, &mut errors) {
+            assert!(errors.is_empty());
+            if to == from {
+                assert_eq!(out, data);
+            }
+            // The output may be over the size limit (1 -> 2 adds bytes): the op checks that.
+            let unlimited = EnvelopeRules::new(RuleOptions {
+                max_envelope_bytes: u64::MAX,
+                ..RuleOptions::default()
+            })
+            .unwrap();
+            let mut written = Verdict::default();
+            unlimited.check_line(&mut JsonParser::new(), &out, &mut written);
+            assert!(written.is_valid(), "{:?}", written.errors);
+            assert_eq!(written.version, Some(to));
+        } else {
+            assert!(!errors.is_empty());
+        }
+    }
+}

@@ -48,3 +48,12 @@ fn reader_corpus() {
         checks::check_reader(&std::fs::read(&path).expect("readable seed"));
     }
 }
+
+#[test]
+fn migrate_corpus() {
+    let seeds = seeds("migrate");
+    assert!(!seeds.is_empty());
+    for path in seeds {
+        checks::check_migrate(&std::fs::read(&path).expect("readable seed"));
+    }
+}

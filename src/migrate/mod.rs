@@ -27,6 +27,8 @@
 
 mod edits;
 mod spans;
+#[cfg(test)]
+mod tests;
 mod v1_to_v2;
 mod v2_to_v1;
 
