@@ -74,16 +74,24 @@ impl Checked {
         assert!(self.verdict.is_valid(), "{line}\n{:?}", self.verdict.errors);
         let from = self.verdict.version.unwrap();
         let (mut out, mut errors) = (Vec::new(), Vec::new());
-        let done = self
-            .migrator
-            .migrate(line.as_bytes(), &doc.unwrap(), from, to, &mut out, &mut errors);
+        let done = self.migrator.migrate(
+            line.as_bytes(),
+            &doc.unwrap(),
+            from,
+            to,
+            &mut out,
+            &mut errors,
+        );
         done.then(|| String::from_utf8(out).unwrap())
     }
 
     fn version(&mut self, line: &str) -> Option<u32> {
         self.rules
             .check_line(&mut self.parser, line.as_bytes(), &mut self.verdict);
-        self.verdict.is_valid().then_some(self.verdict.version).flatten()
+        self.verdict
+            .is_valid()
+            .then_some(self.verdict.version)
+            .flatten()
     }
 }
 
@@ -219,7 +227,10 @@ fn migrate_writes_the_same_bytes_for_any_number_of_workers() {
         let one = run(&op, &input, 1, 1 << 20);
         assert!(!one.0.is_empty() && !one.1.is_empty());
         for (jobs, chunk_bytes) in [(2, 1 << 20), (2, 7_000), (3, 1)] {
-            assert!(run(&op, &input, jobs, chunk_bytes) == one, "--to {to} -j{jobs}");
+            assert!(
+                run(&op, &input, jobs, chunk_bytes) == one,
+                "--to {to} -j{jobs}"
+            );
         }
     }
 }

@@ -24,7 +24,14 @@ fn migrate(line: &str, to: u32) -> Result<String, Vec<(ErrorCode, String)>> {
     assert!(verdict.is_valid(), "{line}\n{:?}", verdict.errors);
     let from = verdict.version.unwrap();
     let (mut out, mut errors) = (Vec::new(), Vec::new());
-    if Migrator::new().migrate(line.as_bytes(), &doc.unwrap(), from, to, &mut out, &mut errors) {
+    if Migrator::new().migrate(
+        line.as_bytes(),
+        &doc.unwrap(),
+        from,
+        to,
+        &mut out,
+        &mut errors,
+    ) {
         let out = String::from_utf8(out).unwrap();
         rules.check_line(&mut JsonParser::new(), out.as_bytes(), &mut verdict);
         assert!(verdict.is_valid(), "{out}\n{:?}", verdict.errors);
@@ -59,7 +66,9 @@ fn up_writes_an_empty_origin_and_keeps_headers_whole_when_nothing_moves() {
 #[test]
 fn up_inserts_durations_right_after_finished_at() {
     let v2 = migrate(&v1("{}", ""), 2).unwrap();
-    assert!(v2.contains(r#""finished_at":"2024-05-01T12:00:31.250Z","duration_ms":30250,"outcome""#));
+    assert!(
+        v2.contains(r#""finished_at":"2024-05-01T12:00:31.250Z","duration_ms":30250,"outcome""#)
+    );
     assert!(v2.contains(r#""finished_at":"2024-05-01T12:01:00.007Z","duration_ms":7 ,"outcome""#));
 
     let in_flight = v1("{}", "")
@@ -92,11 +101,14 @@ const TWO_ATTEMPTS_V2: &str = r#"{"attempt_no":1,"started_at":"2024-05-01T12:00:
 #[test]
 fn down_appends_origin_to_headers_in_origins_order() {
     let line = v1(r#"{"a":"1"}"#, "");
-    let v2 = migrate(&line, 2)
-        .unwrap()
-        .replace(r#""origin":{}"#, r#""origin":{"submitted_by":"u","source":"s"}"#);
+    let v2 = migrate(&line, 2).unwrap().replace(
+        r#""origin":{}"#,
+        r#""origin":{"submitted_by":"u","source":"s"}"#,
+    );
     let back = migrate(&v2, 1).unwrap();
-    assert!(back.contains(r#""headers":{"a":"1","rdq.submitted_by":"u","rdq.source":"s"},"status""#));
+    assert!(
+        back.contains(r#""headers":{"a":"1","rdq.submitted_by":"u","rdq.source":"s"},"status""#)
+    );
     assert!(!back.contains("duration_ms") && !back.contains("origin"));
     let empty = v2.replace(r#""headers":{"a":"1"}"#, r#""headers":{ }"#);
     assert!(migrate(&empty, 1)
@@ -114,7 +126,10 @@ fn up_refuses_what_it_would_overwrite() {
         migrate(&line, 2).unwrap_err(),
         [
             (ErrorCode::MigrationConflict, "/origin".to_owned()),
-            (ErrorCode::MigrationConflict, "/attempts/1/duration_ms".to_owned()),
+            (
+                ErrorCode::MigrationConflict,
+                "/attempts/1/duration_ms".to_owned()
+            ),
         ]
     );
 }
