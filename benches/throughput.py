@@ -7,6 +7,7 @@ and interleaved round by round (the machines are noisy: the medians are reported
   cat, wc -l                      reading the bytes at all
   bare_parse -j1 / -j2            simd-json's bare tape parse of every line (the baseline)
   validate -j1 / -j2              the whole pipeline
+  migrate 1->2, 2->1, 2->2        splicing migrations (1->2 on a version 1 corpus), identity
   zstd -dc, validate -j2 on .zst  decompression, alone and under the pipeline
   jq select(.status=="DEAD")      for scale, on a 50 MB slice
 
@@ -65,6 +66,11 @@ def main():
     if not os.path.exists(corpus):
         print(f"generating {corpus} ({count} lines)", flush=True)
         sh(f"{BIN} gen --count {count} --seed 1 --invalid-rate {args.invalid_rate} -o {corpus}")
+    # migrate --to 2 needs version 1 input: the same corpus, written as version 1 by gen.
+    corpus_v1 = os.path.join(args.dir, f"gen-{args.mb}mb-v1.jsonl")
+    if not os.path.exists(corpus_v1):
+        sh(f"{BIN} gen --count {count} --seed 1 --version 1 --invalid-rate {args.invalid_rate} -o {corpus_v1}")
+    size_v1 = os.path.getsize(corpus_v1)
     zst = corpus + ".zst"
     if not os.path.exists(zst):
         sh(f"zstd -q -T0 -3 -f {corpus} -o {zst}")
@@ -86,6 +92,10 @@ def main():
         ("bare parse -j2", f"{BARE} {corpus} 2", size, 2),
         ("validate -j1", f"{v} -j1 {corpus}", size, 1),
         ("validate -j2", f"{v} -j2 {corpus}", size, 2),
+        ("migrate 1->2 -j1", f"{BIN} migrate -q -j1 --to 2 {corpus_v1}", size_v1, 1),
+        ("migrate 1->2 -j2", f"{BIN} migrate -q -j2 --to 2 {corpus_v1}", size_v1, 2),
+        ("migrate 2->1 -j2", f"{BIN} migrate -q -j2 --to 1 {corpus}", size, 2),
+        ("migrate 2->2 -j2", f"{BIN} migrate -q -j2 --to 2 {corpus}", size, 2),
         ("zstd -dc", f"zstd -dc {zst}", size, 1),
         ("validate -j2 .zst", f"{v} -j2 {zst}", size, 2),
         ("jq DEAD (50 MB)", f"jq -c 'select(.status==\"DEAD\")' {slice_}", slice_size, 1),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The throughput script: builds the release binary and the bare-parse baseline, generates a
 # `gen` corpus (default about 500 MB) and measures MB/s for cat, wc -l, the bare simd-json parse,
-# validate -j1/-j2, zstd -dc and validate on the .zst, and jq on a 50 MB slice, interleaved,
+# validate -j1/-j2, migrate both ways, zstd -dc and validate on the .zst, jq on a 50 MB slice,
 # with medians and ratios; then validate's peak RSS, also on 2 GB and 10 GB through a pipe.
 #
 #   bash benches/throughput.sh [--mb 500] [--rounds 5] [--no-big]
