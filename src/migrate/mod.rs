@@ -53,6 +53,17 @@ struct Context<'a> {
     errors: &'a mut Vec<Diagnostic>,
 }
 
+/// The top-level members a step works on: each its index among the members, and its value.
+#[derive(Default)]
+struct Top<'a> {
+    version: Option<(usize, Value<'a>)>,
+    headers: Option<(usize, Value<'a>)>,
+    origin: Option<(usize, Value<'a>)>,
+    attempts: Option<(usize, Value<'a>)>,
+    status: Option<(usize, Value<'a>)>,
+    payload_ref: Option<(usize, Value<'a>)>,
+}
+
 /// Span lists and edits, reused from line to line.
 #[derive(Debug, Default)]
 struct Scratch {
@@ -71,23 +82,28 @@ impl<'a> Context<'a> {
         spans::members(self.root, &self.scratch.nodes, &mut self.scratch.top);
     }
 
-    /// The index of the top-level member `key`, and its value.
-    fn top_member(&self, key: &str) -> Option<(usize, Value<'a>)> {
-        self.root
-            .members()
-            .enumerate()
-            .find(|(_, (k, _))| *k == key)
-            .map(|(at, (_, value))| (at, value))
+    /// The top-level members a step works on, found in one pass.
+    fn top(&self) -> Top<'a> {
+        let mut top = Top::default();
+        for (at, (key, value)) in self.root.members().enumerate() {
+            let slot = match key {
+                "envelope_version" => &mut top.version,
+                "headers" => &mut top.headers,
+                "origin" => &mut top.origin,
+                "attempts" => &mut top.attempts,
+                "status" => &mut top.status,
+                "payload_ref" => &mut top.payload_ref,
+                _ => continue,
+            };
+            *slot = Some((at, value));
+        }
+        top
     }
 
     /// Replaces `envelope_version`'s value (spelled `1` or `2`: a JSON integer has one
     /// spelling) with `to`.
-    fn set_version(&mut self, to: u32) {
-        let at = self
-            .root
-            .members()
-            .position(|(key, _)| key == "envelope_version")
-            .expect("a valid envelope has envelope_version");
+    fn set_version(&mut self, top: &Top<'_>, to: u32) {
+        let (at, _) = top.version.expect("a valid envelope has envelope_version");
         let span = self.scratch.top[at];
         self.scratch
             .edits

@@ -4,9 +4,10 @@
 //! has a top-level `origin` or an attempt's `duration_ms` (unknown fields in v1) is refused
 //! with `MIGRATION_CONFLICT`: the upgrade would overwrite them.
 
-use super::{spans, Context};
+use super::{spans, Context, Top};
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::envelope::formats::parse_timestamp;
+use crate::json::Value;
 
 /// The headers that move, and their members inside `origin`.
 const MOVED: [(&str, &[u8]); 2] = [
@@ -15,34 +16,24 @@ const MOVED: [(&str, &[u8]); 2] = [
 ];
 
 pub(super) fn step(cx: &mut Context<'_>) -> bool {
-    if !no_conflicts(cx) {
-        return false;
-    }
-    cx.set_version(2);
-    move_headers_to_origin(cx);
-    insert_durations(cx);
-    true
-}
-
-fn no_conflicts(cx: &mut Context<'_>) -> bool {
+    let top = cx.top();
     let before = cx.errors.len();
-    if cx.root.get("origin").is_some() {
+    if top.origin.is_some() {
         cx.errors.push(conflict(
             "/origin".to_owned(),
             "this v1 envelope has an unknown field origin, which version 2 would overwrite",
         ));
     }
-    if let Some(attempts) = cx.root.get("attempts") {
-        for (i, attempt) in attempts.elements().enumerate() {
-            if attempt.get("duration_ms").is_some() {
-                cx.errors.push(conflict(
-                    format!("/attempts/{i}/duration_ms"),
-                    "this attempt has an unknown field duration_ms, which version 2 would overwrite",
-                ));
-            }
-        }
+    // Edits are only kept when the step succeeds, so conflicts can be found on the way.
+    if let Some((_, attempts)) = top.attempts {
+        insert_durations(cx, attempts);
     }
-    cx.errors.len() == before
+    if cx.errors.len() > before {
+        return false;
+    }
+    cx.set_version(&top, 2);
+    move_headers_to_origin(cx, &top);
+    true
 }
 
 #[cold]
@@ -50,46 +41,54 @@ fn conflict(path: String, message: &str) -> Diagnostic {
     Diagnostic::new(ErrorCode::MigrationConflict, path, message)
 }
 
-fn move_headers_to_origin(cx: &mut Context<'_>) {
-    let (_, headers) = cx
-        .top_member("headers")
-        .expect("a valid v1 envelope has headers");
+fn move_headers_to_origin(cx: &mut Context<'_>, top: &Top<'_>) {
+    let (_, headers) = top.headers.expect("a valid v1 envelope has headers");
     let (_, after_headers) = spans::of(headers, &cx.scratch.nodes);
     spans::members(headers, &cx.scratch.nodes, &mut cx.scratch.inner);
     let moved = |key: &str| MOVED.iter().position(|(name, _)| *name == key);
 
     let edits = &mut cx.scratch.edits;
     edits.insert(after_headers, &[b",\"origin\":{"]);
+    let removed = &mut cx.scratch.removed;
+    removed.clear();
     let mut first = true;
     for ((key, _), span) in headers.members().zip(cx.scratch.inner.iter()) {
-        if let Some(m) = moved(key) {
+        let m = moved(key);
+        if let Some(m) = m {
             let separator: &[u8] = if first { b"" } else { b"," };
             first = false;
             let value = &cx.line[span.value_start..span.value_end];
             edits.insert(after_headers, &[separator, MOVED[m].1, value]);
         }
+        removed.push(m.is_some());
     }
     edits.insert(after_headers, &[b"}"]);
-    let removed = &mut cx.scratch.removed;
-    removed.clear();
-    removed.extend(headers.members().map(|(key, _)| moved(key).is_some()));
     edits.remove_members(&cx.scratch.inner, |i| removed[i]);
 }
 
-fn insert_durations(cx: &mut Context<'_>) {
-    let Some((_, attempts)) = cx.top_member("attempts") else {
-        return;
-    };
-    for attempt in attempts.elements() {
-        let finished = attempt
-            .get("finished_at")
-            .expect("a valid attempt has finished_at");
+/// Inserts every attempt's `duration_ms`, or reports a conflict for one that has it already.
+fn insert_durations(cx: &mut Context<'_>, attempts: Value<'_>) {
+    for (i, attempt) in attempts.elements().enumerate() {
+        let (mut started, mut finished, mut has_duration) = (None, None, false);
+        for (key, value) in attempt.members() {
+            match key {
+                "started_at" => started = Some(value),
+                "finished_at" => finished = Some(value),
+                "duration_ms" => has_duration = true,
+                _ => {}
+            }
+        }
+        if has_duration {
+            cx.errors.push(conflict(
+                format!("/attempts/{i}/duration_ms"),
+                "this attempt has an unknown field duration_ms, which version 2 would overwrite",
+            ));
+            continue;
+        }
+        let finished = finished.expect("a valid attempt has finished_at");
         let (_, end) = spans::of(finished, &cx.scratch.nodes);
-        let started = attempt.get("started_at").and_then(|v| v.as_str());
-        match (
-            started.and_then(parse_timestamp),
-            finished.as_str().and_then(parse_timestamp),
-        ) {
+        let ms = |v: Option<Value<'_>>| v.and_then(|v| v.as_str()).and_then(parse_timestamp);
+        match (ms(started), ms(Some(finished))) {
             (Some(started), Some(finished)) => {
                 cx.scratch
                     .edits

@@ -4,8 +4,9 @@
 //! goes. Refused with `CANNOT_DOWNGRADE`, naming each value that blocks it, for what version 1
 //! cannot hold: status `CANCELLED`, a set `payload_ref`, unknown fields inside `origin`.
 
-use super::{spans, Context};
+use super::{spans, Context, Top};
 use crate::diagnostic::{pointer, Diagnostic, ErrorCode};
+use crate::json::Value;
 
 /// `origin`'s members and the headers they become.
 const MOVED: [(&str, &[u8]); 2] = [
@@ -14,31 +15,36 @@ const MOVED: [(&str, &[u8]); 2] = [
 ];
 
 pub(super) fn step(cx: &mut Context<'_>) -> bool {
-    if !representable(cx) {
+    let top = cx.top();
+    if !representable(cx, &top) {
         return false;
     }
-    cx.set_version(1);
-    move_origin_to_headers(cx);
-    remove_durations(cx);
+    cx.set_version(&top, 1);
+    move_origin_to_headers(cx, &top);
+    remove_durations(cx, &top);
     true
 }
 
-fn representable(cx: &mut Context<'_>) -> bool {
+fn value<'a>(member: Option<(usize, Value<'a>)>) -> Option<Value<'a>> {
+    member.map(|(_, value)| value)
+}
+
+fn representable(cx: &mut Context<'_>, top: &Top<'_>) -> bool {
     let before = cx.errors.len();
-    if cx.root.get("status").and_then(|v| v.as_str()) == Some("CANCELLED") {
+    if value(top.status).and_then(|v| v.as_str()) == Some("CANCELLED") {
         cx.errors.push(blocked(
             "/status".to_owned(),
             "status CANCELLED does not exist in version 1".to_owned(),
         ));
     }
-    if cx.root.get("payload_ref").is_some_and(|v| !v.is_null()) {
+    if value(top.payload_ref).is_some_and(|v| !v.is_null()) {
         cx.errors.push(blocked(
             "/payload_ref".to_owned(),
             "a claim-check payload_ref cannot be written in version 1, where it is reserved"
                 .to_owned(),
         ));
     }
-    if let Some(origin) = cx.root.get("origin") {
+    if let Some(origin) = value(top.origin) {
         for (key, _) in origin.members() {
             if !MOVED.iter().any(|(name, _)| *name == key) {
                 cx.errors.push(blocked(
@@ -59,13 +65,9 @@ fn blocked(path: String, message: String) -> Diagnostic {
     Diagnostic::new(ErrorCode::CannotDowngrade, path, message)
 }
 
-fn move_origin_to_headers(cx: &mut Context<'_>) {
-    let (origin_at, origin) = cx
-        .top_member("origin")
-        .expect("a valid v2 envelope has origin");
-    let (_, headers) = cx
-        .top_member("headers")
-        .expect("a valid v2 envelope has headers");
+fn move_origin_to_headers(cx: &mut Context<'_>, top: &Top<'_>) {
+    let (origin_at, origin) = top.origin.expect("a valid v2 envelope has origin");
+    let (_, headers) = top.headers.expect("a valid v2 envelope has headers");
     // Appended after the last header, or right after `{` when there is none.
     spans::members(headers, &cx.scratch.nodes, &mut cx.scratch.inner);
     let (append_at, mut first) = match cx.scratch.inner.last() {
@@ -83,12 +85,14 @@ fn move_origin_to_headers(cx: &mut Context<'_>) {
             .edits
             .insert(append_at, &[separator, header, &cx.line[start..end]]);
     }
-    let top = &cx.scratch.top;
-    cx.scratch.edits.remove_members(top, |i| i == origin_at);
+    let top_spans = &cx.scratch.top;
+    cx.scratch
+        .edits
+        .remove_members(top_spans, |i| i == origin_at);
 }
 
-fn remove_durations(cx: &mut Context<'_>) {
-    let Some((_, attempts)) = cx.top_member("attempts") else {
+fn remove_durations(cx: &mut Context<'_>, top: &Top<'_>) {
+    let Some(attempts) = value(top.attempts) else {
         return;
     };
     for attempt in attempts.elements() {
