@@ -8,6 +8,10 @@ use super::{Action, LineOperation, SourceLine};
 use crate::framing::{Line, LineKind};
 use crate::report::Summary;
 
+/// The floor of a chunk's bookkeeping budget, so that tiny chunk sizes (tests) still batch
+/// blank lines.
+const MIN_SPAN_BYTES: usize = 64 * 1024;
+
 /// Where one line's content lies in [`Chunk::data`], and what the reader knew of it.
 #[derive(Debug, Clone, Copy)]
 struct LineSpan {
@@ -82,6 +86,14 @@ impl Chunk {
         self.bytes_in = 0;
         self.failure = None;
         self.out.clear();
+    }
+
+    /// Whether the chunk should go to the workers: it holds about `chunk_bytes` of lines, or
+    /// so many lines that their bookkeeping would be as large (blank lines copy no bytes, and
+    /// a stream of them must not grow one chunk without bound).
+    pub fn is_full(&self, chunk_bytes: usize) -> bool {
+        self.data.len() >= chunk_bytes
+            || self.spans.len() * std::mem::size_of::<LineSpan>() >= chunk_bytes.max(MIN_SPAN_BYTES)
     }
 
     /// Copies a line in: its bytes leave the reader's buffer, which the next line reuses.

@@ -317,7 +317,7 @@ fn read_sources(
             match reader.next_line() {
                 Ok(Some(line)) => {
                     chunk.push(&line);
-                    if chunk.data.len() >= options.chunk_bytes || options.line_buffered {
+                    if chunk.is_full(options.chunk_bytes) || options.line_buffered {
                         let offset = reader.offset();
                         chunk.bytes_in = offset - reported;
                         reported = offset;
