@@ -57,3 +57,21 @@ fn migrate_corpus() {
         checks::check_migrate(&std::fs::read(&path).expect("readable seed"));
     }
 }
+
+#[test]
+fn pipeline_corpus() {
+    let seeds = seeds("pipeline");
+    assert!(!seeds.is_empty());
+    for path in seeds {
+        checks::check_pipeline(&std::fs::read(&path).expect("readable seed"));
+    }
+}
+
+#[test]
+fn envelope_corpus() {
+    let seeds = files(&root().join("fuzz/corpus/envelope"));
+    assert!(!seeds.is_empty());
+    for path in seeds {
+        checks::check_envelope(&std::fs::read(&path).expect("readable seed"));
+    }
+}
