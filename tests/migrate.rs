@@ -217,6 +217,7 @@ fn migrate_writes_the_same_bytes_for_any_number_of_workers() {
     }
     for to in [1, 2] {
         let op = MigrateOp {
+            source: rdq_envelope::ops::MigrateSource::Rdq,
             rules: EnvelopeRules::new(RuleOptions::default()).unwrap(),
             to,
             report_warnings: false,

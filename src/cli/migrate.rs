@@ -3,8 +3,9 @@
 use anyhow::bail;
 use clap::Args;
 
+use rdq_envelope::chokaq::{ChokaqOptions, Table};
 use rdq_envelope::envelope::{NEWEST_VERSION, SUPPORTED_VERSIONS};
-use rdq_envelope::ops::MigrateOp;
+use rdq_envelope::ops::{MigrateOp, MigrateSource};
 use rdq_envelope::{EnvelopeRules, RuleOptions};
 
 use super::{run, InputArgs, Outcome, OutputArgs};
@@ -21,6 +22,24 @@ pub struct MigrateArgs {
     #[arg(long, value_name = "N", default_value_t = NEWEST_VERSION)]
     to: u32,
 
+    /// What the input lines are: rdq envelopes, or ChokaQ table rows (one JSON object per
+    /// row, keyed by column name; CHOKAQ.md).
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = From::Rdq)]
+    from: From,
+
+    /// The ChokaQ table of every row (default: told per row from FailureReason,
+    /// FinishedAtUtc or Status).
+    #[arg(long, value_enum, value_name = "TABLE")]
+    chokaq_table: Option<TableArg>,
+
+    /// Seconds after a running ChokaQ job's last heartbeat at which its lease expires.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    chokaq_zombie_timeout: u32,
+
+    /// ChokaQ's payload limit in UTF-8 bytes: a payload over it gets the CHOKAQ_LIMIT warning.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    chokaq_max_payload_bytes: u64,
+
     /// Print the warnings of the lines written (ID_TIME_MISMATCH, CREATED_AFTER_START) on
     /// standard error, in the human form of validate.
     #[arg(long)]
@@ -32,6 +51,19 @@ pub struct MigrateArgs {
     warnings_out: Option<std::path::PathBuf>,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum From {
+    Rdq,
+    Chokaq,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum TableArg {
+    Hot,
+    Archive,
+    Dlq,
+}
+
 pub fn run(args: MigrateArgs) -> anyhow::Result<Outcome> {
     if !SUPPORTED_VERSIONS.contains(&args.to) {
         bail!("--to {}: supported versions are 1 and 2", args.to);
@@ -41,8 +73,26 @@ pub fn run(args: MigrateArgs) -> anyhow::Result<Outcome> {
         queue_limits: args.input.queue_limit.iter().cloned().collect(),
         ..RuleOptions::default()
     };
+    let source = match args.from {
+        From::Rdq => {
+            if args.chokaq_table.is_some() {
+                bail!("--chokaq-table goes with --from chokaq");
+            }
+            MigrateSource::Rdq
+        }
+        From::Chokaq => MigrateSource::Chokaq(ChokaqOptions {
+            table: args.chokaq_table.map(|t| match t {
+                TableArg::Hot => Table::Hot,
+                TableArg::Archive => Table::Archive,
+                TableArg::Dlq => Table::Dlq,
+            }),
+            zombie_timeout_s: args.chokaq_zombie_timeout,
+            max_payload_bytes: args.chokaq_max_payload_bytes,
+        }),
+    };
     let op = MigrateOp {
         rules: EnvelopeRules::new(options)?,
+        source,
         to: args.to,
         report_warnings: args.warnings,
         warnings_out: args.warnings_out.is_some(),

@@ -98,12 +98,14 @@ impl<'a> Checker<'_, '_> {
                     );
                 } else if i > 0 && no == 1 {
                     restarts += 1;
-                } else if let Some(prev) = previous_no.filter(|&p| no != p + 1) {
+                // Saturating: out-of-range numbers take part too, up to i128::MAX (a fuzzer
+                // found the overflow).
+                } else if let Some(prev) = previous_no.filter(|&p| no != p.saturating_add(1)) {
                     self.bad(
                         Loc::AttemptField(i, "attempt_no"),
                         format!(
                             "attempt {no} follows attempt {prev}: expected {} or 1",
-                            prev + 1
+                            prev.saturating_add(1)
                         ),
                     );
                 }

@@ -10,6 +10,7 @@ mod rules;
 #[cfg(test)]
 mod tests;
 
+pub use attempts::{MESSAGE_LIMIT, STACK_LIMIT};
 pub use options::{
     OptionsError, RuleOptions, DEFAULT_MAX_ENVELOPE_BYTES, NEWEST_VERSION, SUPPORTED_VERSIONS,
 };

@@ -1003,3 +1003,28 @@ fn awkward_numbers_in_unknown_fields_are_kept() {
     let v = judge_bytes(options(), line.as_bytes());
     assert!(v.is_valid(), "{:?}", v.errors);
 }
+
+/// Regression (fuzz `line`): an `attempt_no` beyond i128 saturates, and the next attempt's
+/// numbering check added 1 to it and overflowed (a panic in debug builds).
+#[test]
+fn attempt_numbers_beyond_i128_do_not_overflow() {
+    let huge = "4".repeat(60);
+    let line =
+        dead_v1()
+            .to_string()
+            .replacen(r#""attempt_no":1"#, &format!(r#""attempt_no":{huge}"#), 1);
+    let verdict = judge_bytes(options(), line.as_bytes());
+    let codes: Vec<_> = verdict
+        .errors
+        .iter()
+        .map(|d| (d.code, d.path.as_str()))
+        .collect();
+    assert!(
+        codes.contains(&(OutOfRange, "/attempts/0/attempt_no")),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&(BadAttempt, "/attempts/1/attempt_no")),
+        "{codes:?}"
+    );
+}

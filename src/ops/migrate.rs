@@ -1,20 +1,33 @@
-//! `migrate`: every valid line written as the target version (ENVELOPE.md §5, CLI.md).
+//! `migrate`: every valid line written as the target version (ENVELOPE.md §5, CLI.md), from
+//! rdq envelopes or from ChokaQ rows (CHOKAQ.md).
 
+use crate::chokaq::{ChokaqOptions, Importer};
 use crate::diagnostic::Diagnostic;
 use crate::envelope::{EnvelopeRules, Verdict};
-use crate::framing::LineKind;
-use crate::json::JsonParser;
+use crate::framing::{Line, LineKind};
+use crate::json::{Document, JsonParser};
 use crate::migrate::Migrator;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 use crate::report::{self, Position};
 
+/// What the input lines are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MigrateSource {
+    /// rdq envelopes of any supported version.
+    Rdq,
+    /// ChokaQ table rows, imported as version 1 first.
+    Chokaq(ChokaqOptions),
+}
+
 /// The `migrate` operation: migrated lines to the primary output, reject records to the
-/// rejects, the input's warnings of emitted lines as JSON Lines to the secondary output
+/// rejects, the warnings of emitted lines as JSON Lines to the secondary output
 /// (`--warnings-out`) and in human form to the messages (`--warnings`).
 #[derive(Debug, Clone)]
 pub struct MigrateOp {
-    /// The rules every input line is judged by first, against its own version.
+    /// The rules every line (or imported envelope) is judged by, against its own version.
     pub rules: EnvelopeRules,
+    /// What the input lines are.
+    pub source: MigrateSource,
     /// The target `envelope_version`.
     pub to: u32,
     /// Write warnings in human form to the messages (standard error).
@@ -33,13 +46,28 @@ pub struct MigrateWorker {
     parser: JsonParser,
     verdict: Verdict,
     migrator: Migrator,
+    /// For ChokaQ rows: the importer, the row's parser, the imported envelope and the row's
+    /// warnings.
+    importer: Option<Importer>,
+    row_parser: JsonParser,
+    envelope: Vec<u8>,
+    row_warnings: Vec<Diagnostic>,
 }
 
 impl LineOperation for MigrateOp {
     type Worker = MigrateWorker;
 
     fn worker(&self) -> Self::Worker {
-        MigrateWorker::default()
+        let importer = match &self.source {
+            MigrateSource::Rdq => None,
+            MigrateSource::Chokaq(options) => {
+                Some(Importer::new(options.clone(), self.rules.options()))
+            }
+        };
+        MigrateWorker {
+            importer,
+            ..MigrateWorker::default()
+        }
     }
 
     fn apply(&self, w: &mut MigrateWorker, line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
@@ -49,58 +77,129 @@ impl LineOperation for MigrateOp {
             line: line.number,
             offset: line.offset,
         };
+        w.verdict.clear();
+        if line.kind == LineKind::TooLong {
+            let diagnostic = Diagnostic::line_too_long(line.len, self.max_line_bytes);
+            w.verdict.errors.push(diagnostic);
+            return self.reject(&w.verdict, at, &line, out);
+        }
+        let emitted = if w.importer.is_some() {
+            self.import_row(w, at, line.content, out)
+        } else {
+            let MigrateWorker {
+                parser,
+                verdict,
+                migrator,
+                ..
+            } = w;
+            let doc = self.rules.check_line(parser, line.content, verdict);
+            self.migrate_valid(at, line.content, doc, verdict, migrator, out)
+        };
+        if !emitted {
+            return self.reject(&w.verdict, at, &line, out);
+        }
+        Action::Emit
+    }
+}
+
+impl MigrateOp {
+    /// A ChokaQ row: imported as version 1, validated, then migrated. The row's warnings go
+    /// before the envelope's.
+    fn import_row(
+        &self,
+        w: &mut MigrateWorker,
+        at: Position<'_>,
+        row: &[u8],
+        out: &mut ChunkOutput,
+    ) -> bool {
         let MigrateWorker {
             parser,
             verdict,
             migrator,
+            importer,
+            row_parser,
+            envelope,
+            row_warnings,
         } = w;
-        let doc = match line.kind {
-            LineKind::TooLong => {
-                verdict.clear();
-                let diagnostic = Diagnostic::line_too_long(line.len, self.max_line_bytes);
-                verdict.errors.push(diagnostic);
-                None
-            }
-            _ => self.rules.check_line(parser, line.content, verdict),
+        let importer = importer.as_mut().expect("a ChokaQ source has an importer");
+        envelope.clear();
+        row_warnings.clear();
+        let Some(doc) = row_parser.parse(row, &mut verdict.errors) else {
+            return false;
         };
+        if !importer.import(row, &doc, envelope, &mut verdict.errors, row_warnings) {
+            return false;
+        }
+        let doc = self.rules.check_line(parser, envelope, verdict);
+        verdict.warnings.splice(0..0, row_warnings.drain(..));
+        self.migrate_valid(at, envelope, doc, verdict, migrator, out)
+    }
+
+    /// Writes a line the rules judged into `verdict`, as the target version, when it is valid
+    /// and fits its queue's size limit; the reasons land in `verdict` otherwise.
+    fn migrate_valid(
+        &self,
+        at: Position<'_>,
+        line: &[u8],
+        doc: Option<Document<'_>>,
+        verdict: &mut Verdict,
+        migrator: &mut Migrator,
+        out: &mut ChunkOutput,
+    ) -> bool {
         // Input is judged against its own version first: an invalid line is rejected, never
         // fixed (ENVELOPE.md §5).
-        if let (Some(doc), true) = (doc, verdict.is_valid()) {
-            let root = doc.root();
-            let from = verdict
-                .version
-                .expect("a valid line has a supported version");
-            // Written straight into the output, and taken back if the line is rejected.
-            let start = out.primary.len();
-            let (to, errors) = (self.to, &mut verdict.errors);
-            if migrator.migrate(line.content, &doc, from, to, &mut out.primary, errors) {
-                let queue = root.get("queue").and_then(|v| v.as_str());
-                let len = out.primary.len() - start;
-                if let Some(too_large) = self.rules.size_error(queue, len) {
-                    verdict.errors.push(too_large);
-                }
-            }
-            if !verdict.is_valid() {
-                out.primary.truncate(start);
-            } else {
-                out.primary.push(b'\n');
-                out.summary.tally_warnings(&verdict.warnings);
-                if !verdict.warnings.is_empty() {
-                    // Writing into a Vec cannot fail.
-                    if self.report_warnings {
-                        let _ = report::write_human(&mut out.messages, at, verdict, true);
-                    }
-                    if self.warnings_out {
-                        let id = root.get("id").and_then(|v| v.as_str());
-                        let _ = report::write_json(&mut out.secondary, at, id, verdict, true);
-                    }
-                }
-                return Action::Emit;
+        let (Some(doc), true) = (doc, verdict.is_valid()) else {
+            return false;
+        };
+        let root = doc.root();
+        let from = verdict
+            .version
+            .expect("a valid line has a supported version");
+        // Written straight into the output, and taken back if the line is rejected.
+        let start = out.primary.len();
+        if migrator.migrate(
+            line,
+            &doc,
+            from,
+            self.to,
+            &mut out.primary,
+            &mut verdict.errors,
+        ) {
+            let queue = root.get("queue").and_then(|v| v.as_str());
+            if let Some(too_large) = self.rules.size_error(queue, out.primary.len() - start) {
+                verdict.errors.push(too_large);
             }
         }
+        if !verdict.is_valid() {
+            out.primary.truncate(start);
+            return false;
+        }
+        out.primary.push(b'\n');
+        out.summary.tally_warnings(&verdict.warnings);
+        if !verdict.warnings.is_empty() {
+            // Writing into a Vec cannot fail.
+            if self.report_warnings {
+                let _ = report::write_human(&mut out.messages, at, verdict, true);
+            }
+            if self.warnings_out {
+                // The record names the written envelope's `id`.
+                let id = root.get("id").and_then(|v| v.as_str());
+                let _ = report::write_json(&mut out.secondary, at, id, verdict, true);
+            }
+        }
+        true
+    }
+
+    fn reject(
+        &self,
+        verdict: &Verdict,
+        at: Position<'_>,
+        line: &Line<'_>,
+        out: &mut ChunkOutput,
+    ) -> Action {
         out.summary.tally_errors(&verdict.errors);
         if self.write_rejects {
-            let _ = report::write_reject(&mut out.rejects, at, &line, &verdict.errors);
+            let _ = report::write_reject(&mut out.rejects, at, line, &verdict.errors);
         }
         Action::Reject
     }

@@ -4,5 +4,5 @@
 mod migrate;
 mod validate;
 
-pub use migrate::{MigrateOp, MigrateWorker};
+pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use validate::{ReportFormat, ValidateOp};
