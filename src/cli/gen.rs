@@ -5,7 +5,8 @@ use std::io::Write;
 use anyhow::{bail, Context};
 use clap::Args;
 
-use rdq_envelope::gen::{GenOptions, Generator};
+use rdq_envelope::chokaq::Table;
+use rdq_envelope::gen::{ChokaqGenerator, GenOptions, Generator};
 use rdq_envelope::io::OutputFile;
 
 use super::Outcome;
@@ -28,12 +29,37 @@ pub struct GenArgs {
     #[arg(long, value_name = "R", default_value_t = 0.0)]
     invalid_rate: f64,
 
+    /// What to write: rdq envelopes, or ChokaQ table rows for `migrate --from chokaq`.
+    #[arg(long, value_enum, default_value_t = Format::Rdq)]
+    format: Format,
+
+    /// With --format chokaq: rows of this table only (default: DLQ, Hot and Archive rows
+    /// mixed).
+    #[arg(long, value_enum, value_name = "TABLE")]
+    table: Option<TableArg>,
+
     /// Where to write (default: standard output). Regular files are written atomically.
     #[arg(short, long, value_name = "FILE")]
     output: Option<std::path::PathBuf>,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Rdq,
+    Chokaq,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum TableArg {
+    Hot,
+    Archive,
+    Dlq,
+}
+
 pub fn run(args: GenArgs) -> anyhow::Result<Outcome> {
+    if args.format == Format::Rdq && args.table.is_some() {
+        bail!("--table goes with --format chokaq");
+    }
     if !rdq_envelope::envelope::SUPPORTED_VERSIONS.contains(&args.version) {
         bail!("--version {}: supported versions are 1 and 2", args.version);
     }
@@ -48,12 +74,28 @@ pub fn run(args: GenArgs) -> anyhow::Result<Outcome> {
             .with_context(|| format!("{}: cannot create output", path.display()))?,
         None => OutputFile::stdout(),
     };
+    let mut line = Vec::with_capacity(8 << 10);
+    if args.format == Format::Chokaq {
+        let table = args.table.map(|t| match t {
+            TableArg::Hot => Table::Hot,
+            TableArg::Archive => Table::Archive,
+            TableArg::Dlq => Table::Dlq,
+        });
+        let mut generator = ChokaqGenerator::new(args.seed, table);
+        for _ in 0..args.count {
+            line.clear();
+            generator.next_row(&mut line);
+            line.push(b'\n');
+            out.write_all(&line)?;
+        }
+        out.commit()?;
+        return Ok(Outcome::Clean);
+    }
     let mut generator = Generator::new(GenOptions {
         seed: args.seed,
         version: args.version,
         invalid_rate: args.invalid_rate,
     });
-    let mut line = Vec::with_capacity(8 << 10);
     for _ in 0..args.count {
         line.clear();
         generator.next_line(&mut line);

@@ -12,8 +12,12 @@
 //! and [`Generator::next_line`] says which code the edit is meant to draw; the tests hold it to
 //! that.
 
+mod chokaq;
+
 use std::io::Write;
 use std::ops::Range;
+
+pub use chokaq::ChokaqGenerator;
 
 use memchr::memmem;
 use rand_pcg::rand_core::{Rng, SeedableRng};
