@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 seconds="${1:-60}"
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 status=0
-for target in line reader migrate pipeline envelope; do
+for target in line reader migrate pipeline envelope chokaq; do
     scratch="$(mktemp -d)"
     echo "== $target: ${seconds}s"
     if ! cargo +nightly fuzz run "$target" "$scratch" "corpus/$target" -- \

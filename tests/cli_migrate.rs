@@ -221,3 +221,75 @@ fn usage_errors_are_exit_2() {
         assert!(!stderr(&out).is_empty());
     }
 }
+
+#[test]
+fn chokaq_rows_import_through_the_chain() {
+    let rows = run(
+        &["gen", "--format", "chokaq", "--count", "200", "--seed", "4"],
+        b"",
+    )
+    .stdout;
+    let up = run(&["migrate", "-q", "--from", "chokaq"], &rows);
+    assert_eq!(up.status.code(), Some(0), "{}", stderr(&up));
+    assert_eq!(stdout(&up).lines().count(), 200);
+    let checked = run(&["validate", "-q", "--require-version", "2"], &up.stdout);
+    assert_eq!(checked.status.code(), Some(0), "{}", stdout(&checked));
+    let v1 = run(&["migrate", "-q", "--from", "chokaq", "--to", "1"], &rows);
+    let checked = run(&["validate", "-q", "--require-version", "1"], &v1.stdout);
+    assert_eq!(checked.status.code(), Some(0));
+    let v1_up = run(&["migrate", "-q", "--to", "2"], &v1.stdout);
+    assert!(
+        v1_up.stdout == up.stdout,
+        "importing to 2 is importing to 1, then 1 -> 2"
+    );
+}
+
+#[test]
+fn chokaq_rows_that_cannot_be_imported_are_rejected_and_counted() {
+    let good = r#"{"Id":"g","Queue":"q","Type":"T","FailureReason":0,"AttemptCount":1,"CreatedAtUtc":"2026-04-30T14:32:07","FailedAtUtc":"2026-04-30T14:32:07","Tags":"TAGS"}"#
+        .replace("TAGS", &"t".repeat(1001));
+    let no_table = r#"{"Id":"x","Queue":"q","Type":"T","AttemptCount":1,"CreatedAtUtc":"2026-04-30T14:32:07"}"#;
+    let dir = scratch("chokaq-rejects");
+    let (rejects, warnings, summary) =
+        (dir.join("r.jsonl"), dir.join("w.jsonl"), dir.join("s.json"));
+    let out = run(
+        &[
+            "migrate",
+            "-q",
+            "--from",
+            "chokaq",
+            "--rejects",
+            rejects.to_str().unwrap(),
+            "--warnings-out",
+            warnings.to_str().unwrap(),
+            "--summary",
+            summary.to_str().unwrap(),
+        ],
+        format!("{good}\n{no_table}\nnot json\n").as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let found = records(&std::fs::read_to_string(&rejects).unwrap());
+    assert_eq!(
+        codes(&found[0]),
+        [("MISSING_FIELD".to_owned(), String::new())]
+    );
+    assert_eq!(found[0]["raw"], no_table);
+    assert_eq!(
+        codes(&found[1]),
+        [("MALFORMED_JSON".to_owned(), String::new())]
+    );
+    let w = records(&std::fs::read_to_string(&warnings).unwrap());
+    assert_eq!(w[0]["warnings"][0]["code"], "CHOKAQ_LIMIT");
+    assert_eq!(w[0]["warnings"][0]["path"], "/Tags");
+    let imported: Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(w[0]["id"], imported["id"]);
+    let books: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(
+        (&books["emitted"], &books["rejected"]),
+        (&Value::from(1), &Value::from(2))
+    );
+    assert_eq!(books["warnings_by_code"]["CHOKAQ_LIMIT"], 1);
+
+    let usage = run(&["migrate", "--chokaq-table", "dlq"], b"");
+    assert_eq!(usage.status.code(), Some(2));
+}

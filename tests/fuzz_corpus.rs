@@ -75,3 +75,12 @@ fn envelope_corpus() {
         checks::check_envelope(&std::fs::read(&path).expect("readable seed"));
     }
 }
+
+#[test]
+fn chokaq_corpus() {
+    let seeds = files(&root().join("fuzz/corpus/chokaq"));
+    assert!(!seeds.is_empty());
+    for path in seeds {
+        checks::check_chokaq(&std::fs::read(&path).expect("readable seed"));
+    }
+}
