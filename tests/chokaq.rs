@@ -11,11 +11,11 @@ use rdq_envelope::chokaq::{ChokaqOptions, Importer, Table};
 use rdq_envelope::gen::ChokaqGenerator;
 use rdq_envelope::{Diagnostic, EnvelopeRules, ErrorCode, JsonParser, RuleOptions, Verdict};
 
+/// Codes and pointers, as a row's rejection lists them.
+type Codes = Vec<(ErrorCode, String)>;
+
 /// Imports `row`; the envelope (validated) and the warnings, or every error.
-fn import(
-    row: &str,
-    table: Option<Table>,
-) -> Result<(String, Vec<Diagnostic>), Vec<(ErrorCode, String)>> {
+fn import(row: &str, table: Option<Table>) -> Result<(String, Vec<Diagnostic>), Codes> {
     let options = ChokaqOptions {
         table,
         ..ChokaqOptions::default()
@@ -209,7 +209,8 @@ fn rejected_rows_name_every_bad_column() {
             "{column}"
         );
     }
-    let edits: &[(&str, &str, &[(ErrorCode, &str)])] = &[
+    type Edit<'a> = (&'a str, &'a str, &'a [(ErrorCode, &'a str)]);
+    let edits: &[Edit<'_>] = &[
         (r#""Id":"j""#, r#""Id":7"#, &[(WrongType, "/Id")]),
         (
             r#""AttemptCount":1"#,
