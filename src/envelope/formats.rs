@@ -59,21 +59,22 @@ pub fn push_timestamp(out: &mut Vec<u8>, ms: i64) {
     let days = ms.div_euclid(86_400_000);
     let in_day = ms.rem_euclid(86_400_000);
     let (year, month, day) = civil_from_days(days);
-    let fields = [
-        (year, 4, b'-'),
-        (month, 2, b'-'),
-        (day, 2, b'T'),
-        (in_day / 3_600_000, 2, b':'),
-        (in_day / 60_000 % 60, 2, b':'),
-        (in_day / 1000 % 60, 2, b'.'),
-        (in_day % 1000, 3, b'Z'),
-    ];
-    for (value, width, after) in fields {
-        for place in (0..width).rev() {
-            out.push(b'0' + (value / 10i64.pow(place) % 10) as u8);
-        }
-        out.push(after);
-    }
+    let (hour, minute) = (in_day / 3_600_000, in_day / 60_000 % 60);
+    let (second, milli) = (in_day / 1000 % 60, in_day % 1000);
+    let two = |n: i64| [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8];
+    let [y0, y1] = two(year / 100);
+    let [y2, y3] = two(year % 100);
+    let [mo0, mo1] = two(month);
+    let [d0, d1] = two(day);
+    let [h0, h1] = two(hour);
+    let [mi0, mi1] = two(minute);
+    let [s0, s1] = two(second);
+    let m0 = b'0' + (milli / 100) as u8;
+    let [m1, m2] = two(milli % 100);
+    out.extend_from_slice(&[
+        y0, y1, y2, y3, b'-', mo0, mo1, b'-', d0, d1, b'T', h0, h1, b':', mi0, mi1, b':', s0, s1,
+        b'.', m0, m1, m2, b'Z',
+    ]);
 }
 
 /// The proleptic-Gregorian date of a day number since 1970-01-01 (inverse of
