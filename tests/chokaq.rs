@@ -260,6 +260,21 @@ fn rejected_rows_name_every_bad_column() {
             want.iter().map(|(c, p)| (*c, p.to_string())).collect();
         assert_eq!(import(&row, None).unwrap_err(), want, "{row}");
     }
+    // The telling column itself is required when the table is given.
+    let told = [
+        (Table::Dlq, "FailureReason"),
+        (Table::Hot, "Status"),
+        (Table::Archive, "FinishedAtUtc"),
+    ];
+    for (table, column) in told {
+        let row = r#"{"Id":"j","Queue":"q","Type":"T","AttemptCount":1,"CreatedAtUtc":"2026-04-30T14:32:07","FailedAtUtc":"2026-04-30T14:32:07"}"#;
+        // FailedAtUtc, a DLQ column, is ignored in the other tables.
+        assert_eq!(
+            import(row, Some(table)).unwrap_err(),
+            [(MissingField, format!("/{column}"))],
+            "{column}"
+        );
+    }
     // With the table given, the telling column of another table is inconsistent; a Hot
     // status outside 0..2 is unknown.
     let hot = r#"{"Id":"j","Queue":"q","Type":"T","Status":3,"AttemptCount":0,"CreatedAtUtc":"2026-04-30T14:32:07","FinishedAtUtc":"2026-04-30T14:32:07"}"#;
