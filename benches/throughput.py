@@ -8,6 +8,7 @@ and interleaved round by round (the machines are noisy: the medians are reported
   bare_parse -j1 / -j2            simd-json's bare tape parse of every line (the baseline)
   validate -j1 / -j2              the whole pipeline
   migrate 1->2, 2->1, 2->2        splicing migrations (1->2 on a version 1 corpus), identity
+  import chokaq -j1 / -j2         migrate --from chokaq on gen --format chokaq rows
   zstd -dc, validate -j2 on .zst  decompression, alone and under the pipeline
   jq select(.status=="DEAD")      for scale, on a 50 MB slice
 
@@ -71,6 +72,12 @@ def main():
     if not os.path.exists(corpus_v1):
         sh(f"{BIN} gen --count {count} --seed 1 --version 1 --invalid-rate {args.invalid_rate} -o {corpus_v1}")
     size_v1 = os.path.getsize(corpus_v1)
+    # ChokaQ rows for the import (about 930 bytes a row).
+    corpus_chokaq = os.path.join(args.dir, f"chokaq-{args.mb}mb.jsonl")
+    if not os.path.exists(corpus_chokaq):
+        sh(f"{BIN} gen --format chokaq --count {args.mb * 1_000_000 // 930} --seed 1 -o {corpus_chokaq}")
+    size_chokaq = os.path.getsize(corpus_chokaq)
+    rows_chokaq = sum(1 for _ in open(corpus_chokaq, "rb"))
     zst = corpus + ".zst"
     if not os.path.exists(zst):
         sh(f"zstd -q -T0 -3 -f {corpus} -o {zst}")
@@ -96,6 +103,8 @@ def main():
         ("migrate 1->2 -j2", f"{BIN} migrate -q -j2 --to 2 {corpus_v1}", size_v1, 2),
         ("migrate 2->1 -j2", f"{BIN} migrate -q -j2 --to 1 {corpus}", size, 2),
         ("migrate 2->2 -j2", f"{BIN} migrate -q -j2 --to 2 {corpus}", size, 2),
+        ("import chokaq -j1", f"{BIN} migrate -q -j1 --from chokaq {corpus_chokaq}", size_chokaq, 1),
+        ("import chokaq -j2", f"{BIN} migrate -q -j2 --from chokaq {corpus_chokaq}", size_chokaq, 2),
         ("zstd -dc", f"zstd -dc {zst}", size, 1),
         ("validate -j2 .zst", f"{v} -j2 {zst}", size, 2),
         ("jq DEAD (50 MB)", f"jq -c 'select(.status==\"DEAD\")' {slice_}", slice_size, 1),
@@ -128,6 +137,9 @@ def main():
         base = mbps[f"bare parse -j{threads}"]
         print(f"{name:<20} {mbps[name]:9.0f}  {mbps[name] / base:12.2f}")
     print(f"validate -j2 .zst / zstd -dc: {mbps['validate -j2 .zst'] / mbps['zstd -dc']:.2f}")
+    for name in ("import chokaq -j1", "import chokaq -j2"):
+        rows_per_s = rows_chokaq / statistics.median(seconds[name])
+        print(f"{name}: {rows_per_s:,.0f} rows/s ({rows_chokaq} rows, {size_chokaq / 1e6:.0f} MB)")
     for name in ("validate -j1", "validate -j2", "validate -j2 .zst"):
         print(f"peak RSS {name}: {max(peaks[name]) / 1024:.0f} MiB")
 
