@@ -28,7 +28,7 @@ mod text;
 use base64_simd::STANDARD as BASE64;
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
-use crate::envelope::formats::push_timestamp;
+use crate::envelope::formats::push_optional_timestamp;
 use crate::envelope::{RuleOptions, MESSAGE_LIMIT, STACK_LIMIT};
 use crate::json::{Document, JsonParser, Value, ValueKind};
 
@@ -533,11 +533,11 @@ impl Importer {
             alive + i64::from(self.options.zombie_timeout_s) * 1000
         });
         out.extend_from_slice(b",\"next_attempt_at\":");
-        push_optional_time(out, next);
+        push_optional_timestamp(out, next);
         out.extend_from_slice(b",\"lease_expires_at\":");
-        push_optional_time(out, lease);
+        push_optional_timestamp(out, lease);
         out.extend_from_slice(b",\"created_at\":");
-        push_optional_time(out, Some(created));
+        push_optional_timestamp(out, Some(created));
         out.extend_from_slice(b",\"attempts\":[");
         write_attempts(row, status, count, out);
         out.extend_from_slice(b"]}");
@@ -703,17 +703,6 @@ fn failure_reason_name(row: &Row<'_>) -> Option<String> {
     )
 }
 
-fn push_optional_time(out: &mut Vec<u8>, ms: Option<i64>) {
-    match ms {
-        Some(ms) => {
-            out.push(b'"');
-            push_timestamp(out, ms);
-            out.push(b'"');
-        }
-        None => out.extend_from_slice(b"null"),
-    }
-}
-
 /// The rebuilt history (CHOKAQ.md "attempts").
 fn write_attempts(row: &Row<'_>, status: &str, count: u64, out: &mut Vec<u8>) {
     let needs_one = row.table != Table::Hot || status == "IN_FLIGHT";
@@ -724,9 +713,9 @@ fn write_attempts(row: &Row<'_>, status: &str, count: u64, out: &mut Vec<u8>) {
             out.push(b',');
         }
         out.extend_from_slice(format!("{{\"attempt_no\":{number},\"started_at\":").as_bytes());
-        push_optional_time(out, Some(created));
+        push_optional_timestamp(out, Some(created));
         out.extend_from_slice(b",\"finished_at\":");
-        push_optional_time(out, Some(created));
+        push_optional_timestamp(out, Some(created));
         out.extend_from_slice(UNRECORDED_ERROR.as_bytes());
     }
     if n == 0 {
@@ -740,27 +729,27 @@ fn write_attempts(row: &Row<'_>, status: &str, count: u64, out: &mut Vec<u8>) {
     match (row.table, status) {
         (Table::Archive, _) => {
             let finished = row.time(Col::FinishedAtUtc).unwrap_or(created);
-            push_optional_time(out, Some(row.time(Col::StartedAtUtc).unwrap_or(finished)));
+            push_optional_timestamp(out, Some(row.time(Col::StartedAtUtc).unwrap_or(finished)));
             out.extend_from_slice(b",\"finished_at\":");
-            push_optional_time(out, Some(finished));
+            push_optional_timestamp(out, Some(finished));
             out.extend_from_slice(b",\"outcome\":\"SUCCESS\"}");
         }
         (Table::Dlq, _) => {
             let failed = row.time(Col::FailedAtUtc).unwrap_or(created);
-            push_optional_time(out, Some(failed));
+            push_optional_timestamp(out, Some(failed));
             out.extend_from_slice(b",\"finished_at\":");
-            push_optional_time(out, Some(failed));
+            push_optional_timestamp(out, Some(failed));
             write_dlq_outcome(row, out);
             out.push(b'}');
         }
         (Table::Hot, "IN_FLIGHT") => {
-            push_optional_time(out, Some(started));
+            push_optional_timestamp(out, Some(started));
             out.extend_from_slice(b",\"finished_at\":null,\"outcome\":null}");
         }
         (Table::Hot, _) => {
-            push_optional_time(out, Some(started));
+            push_optional_timestamp(out, Some(started));
             out.extend_from_slice(b",\"finished_at\":");
-            push_optional_time(out, Some(row.time(Col::LastUpdatedUtc).unwrap_or(started)));
+            push_optional_timestamp(out, Some(row.time(Col::LastUpdatedUtc).unwrap_or(started)));
             out.extend_from_slice(
                 br#","outcome":"RETRYABLE_FAILURE","error":{"type":"chokaq.Unrecorded","message":"error not recorded by ChokaQ"}}"#,
             );

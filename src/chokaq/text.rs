@@ -3,7 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::envelope::formats::{days_from_civil, days_in_month, TRUNCATION_MARKER};
+use crate::envelope::formats::{calendar_ms, TRUNCATION_MARKER};
 
 /// A `datetime2(7)` time in UTC (`2026-04-30T14:32:07.1234567`, `T` or a space, 0–7 fraction
 /// digits, an optional upper-case `Z`), cut to milliseconds since the Unix epoch.
@@ -25,13 +25,6 @@ pub fn parse_datetime2(s: &str) -> Option<i64> {
     {
         return None;
     }
-    let num = |from: usize, to: usize| -> Option<i64> {
-        b[from..to].iter().try_fold(0i64, |acc, &d| {
-            d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0'))
-        })
-    };
-    let (year, month, day) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
-    let (hour, minute, second) = (num(11, 13)?, num(14, 16)?, num(17, 19)?);
     let mut rest = &b[19..];
     let mut milli = 0;
     if let Some(fraction) = rest.strip_prefix(b".") {
@@ -49,19 +42,11 @@ pub fn parse_datetime2(s: &str) -> Option<i64> {
         }
         rest = &fraction[digits..];
     }
-    if !(rest.is_empty() || rest == b"Z")
-        || !(1..=9999).contains(&year)
-        || !(1..=12).contains(&month)
-        || day < 1
-        || day > days_in_month(year, month)
-        || hour > 23
-        || minute > 59
-        || second > 59
-    {
+    // Year 0000 is not a datetime2 year.
+    if !(rest.is_empty() || rest == b"Z") || &b[..4] == b"0000" {
         return None;
     }
-    let days = days_from_civil(year, month, day);
-    Some(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + milli)
+    calendar_ms(b, milli)
 }
 
 const ULID_ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";

@@ -9,7 +9,7 @@ use rdq_envelope::chokaq::Table;
 use rdq_envelope::gen::{ChokaqGenerator, GenOptions, Generator};
 use rdq_envelope::io::OutputFile;
 
-use super::Outcome;
+use super::{Outcome, TableArg};
 
 #[derive(Args, Debug)]
 pub struct GenArgs {
@@ -49,13 +49,6 @@ enum Format {
     Chokaq,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum TableArg {
-    Hot,
-    Archive,
-    Dlq,
-}
-
 pub fn run(args: GenArgs) -> anyhow::Result<Outcome> {
     if args.format == Format::Rdq && args.table.is_some() {
         bail!("--table goes with --format chokaq");
@@ -76,12 +69,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<Outcome> {
     };
     let mut line = Vec::with_capacity(8 << 10);
     if args.format == Format::Chokaq {
-        let table = args.table.map(|t| match t {
-            TableArg::Hot => Table::Hot,
-            TableArg::Archive => Table::Archive,
-            TableArg::Dlq => Table::Dlq,
-        });
-        let mut generator = ChokaqGenerator::new(args.seed, table);
+        let mut generator = ChokaqGenerator::new(args.seed, args.table.map(Table::from));
         for _ in 0..args.count {
             line.clear();
             generator.next_row(&mut line);

@@ -8,7 +8,7 @@ use rdq_envelope::envelope::{NEWEST_VERSION, SUPPORTED_VERSIONS};
 use rdq_envelope::ops::{MigrateOp, MigrateSource};
 use rdq_envelope::{EnvelopeRules, RuleOptions};
 
-use super::{run, InputArgs, Outcome, OutputArgs};
+use super::{run, InputArgs, Outcome, OutputArgs, TableArg};
 
 #[derive(Args, Debug)]
 pub struct MigrateArgs {
@@ -57,13 +57,6 @@ enum From {
     Chokaq,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum TableArg {
-    Hot,
-    Archive,
-    Dlq,
-}
-
 pub fn run(args: MigrateArgs) -> anyhow::Result<Outcome> {
     if !SUPPORTED_VERSIONS.contains(&args.to) {
         bail!("--to {}: supported versions are 1 and 2", args.to);
@@ -81,11 +74,7 @@ pub fn run(args: MigrateArgs) -> anyhow::Result<Outcome> {
             MigrateSource::Rdq
         }
         From::Chokaq => MigrateSource::Chokaq(ChokaqOptions {
-            table: args.chokaq_table.map(|t| match t {
-                TableArg::Hot => Table::Hot,
-                TableArg::Archive => Table::Archive,
-                TableArg::Dlq => Table::Dlq,
-            }),
+            table: args.chokaq_table.map(Table::from),
             zombie_timeout_s: args.chokaq_zombie_timeout,
             max_payload_bytes: args.chokaq_max_payload_bytes,
         }),

@@ -111,6 +111,27 @@ pub struct OutputArgs {
     pub progress: bool,
 }
 
+/// A ChokaQ table on the command line (`--table`, `--chokaq-table`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TableArg {
+    /// JobsHot: active jobs.
+    Hot,
+    /// JobsArchive: jobs that succeeded.
+    Archive,
+    /// JobsDLQ: dead letters.
+    Dlq,
+}
+
+impl From<TableArg> for rdq_envelope::chokaq::Table {
+    fn from(table: TableArg) -> Self {
+        match table {
+            TableArg::Hot => Self::Hot,
+            TableArg::Archive => Self::Archive,
+            TableArg::Dlq => Self::Dlq,
+        }
+    }
+}
+
 /// `--compress`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum CompressArg {

@@ -26,13 +26,27 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
     {
         return None;
     }
-    let num = |from: usize, to: usize| -> Option<i64> {
-        b[from..to].iter().try_fold(0i64, |acc, &d| {
-            d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0'))
-        })
-    };
-    let (year, month, day) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
-    let (hour, minute, second, milli) = (num(11, 13)?, num(14, 16)?, num(17, 19)?, num(20, 23)?);
+    let milli = decimal(&b[20..23])?;
+    calendar_ms(b, milli)
+}
+
+/// The decimal number `digits` spell, when they are all ASCII digits.
+pub(crate) fn decimal(digits: &[u8]) -> Option<i64> {
+    digits.iter().try_fold(0i64, |acc, &d| {
+        d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0'))
+    })
+}
+
+/// Milliseconds since the epoch of `YYYY-MM-DD?HH:MM:SS` at the start of `b` (the separators
+/// already checked) plus `milli`, when it is a real proleptic-Gregorian date and time of day
+/// (no leap second).
+pub(crate) fn calendar_ms(b: &[u8], milli: i64) -> Option<i64> {
+    let (year, month, day) = (decimal(&b[0..4])?, decimal(&b[5..7])?, decimal(&b[8..10])?);
+    let (hour, minute, second) = (
+        decimal(&b[11..13])?,
+        decimal(&b[14..16])?,
+        decimal(&b[17..19])?,
+    );
     if !(1..=12).contains(&month)
         || day < 1
         || day > days_in_month(year, month)
@@ -77,6 +91,18 @@ pub fn push_timestamp(out: &mut Vec<u8>, ms: i64) {
     ]);
 }
 
+/// Appends `ms` as a quoted timestamp, or `null` for `None`: a JSON value.
+pub fn push_optional_timestamp(out: &mut Vec<u8>, ms: Option<i64>) {
+    match ms {
+        Some(ms) => {
+            out.push(b'"');
+            push_timestamp(out, ms);
+            out.push(b'"');
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
 /// The proleptic-Gregorian date of a day number since 1970-01-01 (inverse of
 /// `days_from_civil`, Howard Hinnant's algorithm).
 fn civil_from_days(days: i64) -> (i64, i64, i64) {
@@ -96,7 +122,7 @@ fn is_leap(year: i64) -> bool {
     year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
 }
 
-pub(crate) fn days_in_month(year: i64, month: i64) -> i64 {
+fn days_in_month(year: i64, month: i64) -> i64 {
     match month {
         2 if is_leap(year) => 29,
         2 => 28,
@@ -106,7 +132,7 @@ pub(crate) fn days_in_month(year: i64, month: i64) -> i64 {
 }
 
 /// Days since 1970-01-01 of a proleptic-Gregorian date (Howard Hinnant's algorithm).
-pub(crate) fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;

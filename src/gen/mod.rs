@@ -24,7 +24,7 @@ use rand_pcg::rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::diagnostic::ErrorCode;
-use crate::envelope::formats::push_timestamp;
+use crate::envelope::formats::{push_optional_timestamp, push_timestamp};
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq)]
@@ -949,17 +949,6 @@ struct AttemptPlan {
     attempt_count: u32,
     redrive_count: u32,
     next_start: i64,
-}
-
-fn push_optional_timestamp(out: &mut Vec<u8>, ms: Option<i64>) {
-    match ms {
-        Some(ms) => {
-            out.push(b'"');
-            push_timestamp(out, ms);
-            out.push(b'"');
-        }
-        None => out.extend_from_slice(b"null"),
-    }
 }
 
 /// Replaces the text of the first string value that follows `member` (a key, its colon and
