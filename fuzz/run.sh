@@ -3,7 +3,9 @@
 #
 #   bash fuzz/run.sh 600
 #
-# New corpus entries go to a scratch folder, so the committed seed corpora stay small;
+# Seeds: fuzz/corpus/<target> (made from gen output and hand-written cases) and, for the
+# line-reading targets, the compliance fixtures. New corpus entries go to a scratch folder, so
+# the committed seed corpora stay small;
 # findings land in fuzz/artifacts/<target>/ and make the script fail.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -13,7 +15,10 @@ status=0
 for target in line reader migrate pipeline envelope chokaq; do
     scratch="$(mktemp -d)"
     echo "== $target: ${seconds}s"
-    if ! cargo +nightly fuzz run "$target" "$scratch" "corpus/$target" -- \
+    # The compliance fixtures seed the targets that read one line.
+    seeds=("corpus/$target")
+    case "$target" in line | migrate | chokaq) seeds+=("../tests/compliance/cases") ;; esac
+    if ! cargo +nightly fuzz run "$target" "$scratch" "${seeds[@]}" -- \
         -max_total_time="$seconds" -max_len=65536 -print_final_stats=1 2>&1 \
         | grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|Done|==[0-9]+== ERROR|SUMMARY)"; then
         status=1
