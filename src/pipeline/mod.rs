@@ -245,12 +245,14 @@ pub fn run<Op: LineOperation>(
 
     let names = &names;
     let result = thread::scope(|scope| {
+        let mut workers = Vec::with_capacity(jobs);
         for index in 0..jobs {
             let (work_rx, done_tx, stop_rx) = (work_rx.clone(), done_tx.clone(), stop_rx.clone());
-            thread::Builder::new()
+            let worker = thread::Builder::new()
                 .name(format!("rdq-worker-{index}"))
                 .spawn_scoped(scope, move || work(op, names, &work_rx, &done_tx, &stop_rx))
                 .expect("spawning a worker thread");
+            workers.push(worker);
         }
         drop(done_tx);
         let result = write_in_order(
@@ -266,10 +268,18 @@ pub fn run<Op: LineOperation>(
         }
         drop(stop_tx);
         drop(done_rx);
+        // Joined one by one, not only by the scope's end: a scope returns once each closure
+        // has returned, which can be before the thread has run its thread-local destructors
+        // (LeakSanitizer in the `pipeline` fuzz target caught crossbeam's per-thread context
+        // still allocated).
+        for worker in workers {
+            let _ = worker.join();
+        }
         result
     });
-    if result.is_ok() {
-        // The reader has sent its last chunk; it is ending, not blocked.
+    // After an input error the reader has sent its last chunk and is ending; after an output
+    // error it may be blocked on a silent pipe, so it is left to end with the process.
+    if !matches!(result, Err(PipelineError::Output(_))) {
         let _ = reader.join();
     }
     result
