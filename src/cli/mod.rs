@@ -3,6 +3,7 @@
 mod gen;
 mod migrate;
 mod progress;
+mod redrive;
 mod run;
 mod validate;
 
@@ -46,6 +47,14 @@ enum Command {
     /// Exit status: 0 when every line was written, 1 when some line was rejected, 2 when the
     /// run could not complete.
     Migrate(migrate::MigrateArgs),
+
+    /// Turn DEAD envelopes into resubmittable ones: status PENDING, attempt_count 0,
+    /// redrive_count + 1, next_attempt_at the time given, lease_expires_at null, attempts kept.
+    ///
+    /// Every other byte stays as it was. A line that is not DEAD is rejected with NOT_DEAD, and
+    /// invalid lines with their codes. Exit status: 0 when every line was redriven, 1 when
+    /// some line was rejected, 2 when the run could not complete.
+    Redrive(redrive::RedriveArgs),
 }
 
 /// Inputs and the limits every command that reads envelopes shares (CLI.md).
@@ -175,6 +184,7 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args),
         Command::Gen(args) => gen::run(args),
         Command::Migrate(args) => migrate::run(args),
+        Command::Redrive(args) => redrive::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -25,7 +25,7 @@
 //! assert!(v2.ends_with(r#""attempts":[],"extra":1e400}"#));
 //! ```
 
-mod edits;
+pub(crate) mod edits;
 mod spans;
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,9 @@
 //! parallel pipeline applies: each command of the CLI supplies one.
 
 mod migrate;
+mod redrive;
 mod validate;
 
 pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
+pub use redrive::{RedriveOp, RedriveWorker};
 pub use validate::{ReportFormat, ValidateOp};

@@ -1,0 +1,60 @@
+//! `rdq-envelope redrive`: DEAD envelopes turned into resubmittable ones.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::bail;
+use clap::Args;
+
+use rdq_envelope::envelope::formats::{parse_timestamp, push_timestamp};
+use rdq_envelope::ops::RedriveOp;
+use rdq_envelope::{EnvelopeRules, RuleOptions};
+
+use super::{run, InputArgs, Outcome, OutputArgs};
+
+#[derive(Args, Debug)]
+pub struct RedriveArgs {
+    #[command(flatten)]
+    input: InputArgs,
+
+    #[command(flatten)]
+    output: OutputArgs,
+
+    /// When the redriven tasks are due again (next_attempt_at), as YYYY-MM-DDTHH:MM:SS.mmmZ.
+    #[arg(long, value_name = "TS", conflicts_with = "now")]
+    at: Option<String>,
+
+    /// They are due now: the time the run starts (the default).
+    #[arg(long)]
+    now: bool,
+}
+
+pub fn run(args: RedriveArgs) -> anyhow::Result<Outcome> {
+    let at = match &args.at {
+        Some(at) => {
+            if parse_timestamp(at).is_none() {
+                bail!("--at {at:?}: expected a UTC timestamp such as 2026-05-01T12:00:00.000Z");
+            }
+            at.clone()
+        }
+        None => {
+            let ms = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64);
+            let mut text = Vec::with_capacity(24);
+            push_timestamp(&mut text, ms);
+            String::from_utf8(text).expect("a timestamp is ASCII")
+        }
+    };
+    let options = RuleOptions {
+        max_envelope_bytes: args.input.max_envelope_bytes,
+        queue_limits: args.input.queue_limit.iter().cloned().collect(),
+        ..RuleOptions::default()
+    };
+    let op = RedriveOp {
+        rules: EnvelopeRules::new(options)?,
+        at,
+        write_rejects: args.output.rejects.is_some(),
+        max_line_bytes: args.input.max_line_bytes,
+    };
+    run::run(&op, &args.input, &args.output, None, false)
+}

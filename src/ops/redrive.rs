@@ -1,0 +1,150 @@
+//! `redrive`: DEAD envelopes made resubmittable (CLI.md), by splicing: `status` becomes
+//! `PENDING`, `attempt_count` 0, `redrive_count` one more, `next_attempt_at` the time given,
+//! `lease_expires_at` null; the attempts and every other byte stay as they were.
+
+use crate::diagnostic::{Diagnostic, ErrorCode};
+use crate::envelope::{EnvelopeRules, Verdict};
+use crate::framing::{Line, LineKind};
+use crate::json::{Document, JsonParser};
+use crate::migrate::edits::Edits;
+use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
+use crate::report::{self, Position};
+
+/// The `redrive` operation: redriven lines to the primary output, the rest to the rejects.
+#[derive(Debug, Clone)]
+pub struct RedriveOp {
+    /// The rules every line is judged by first.
+    pub rules: EnvelopeRules,
+    /// `next_attempt_at` of every redriven task, a valid timestamp (`--at`, `--now`).
+    pub at: String,
+    /// Write reject records.
+    pub write_rejects: bool,
+    /// The reader cap, for the `LINE_TOO_LONG` message.
+    pub max_line_bytes: usize,
+}
+
+/// A worker's reusable state.
+#[derive(Debug, Default)]
+pub struct RedriveWorker {
+    parser: JsonParser,
+    verdict: Verdict,
+    nodes: Vec<(usize, usize)>,
+    edits: Edits,
+}
+
+impl LineOperation for RedriveOp {
+    type Worker = RedriveWorker;
+
+    fn worker(&self) -> Self::Worker {
+        RedriveWorker::default()
+    }
+
+    fn apply(&self, w: &mut RedriveWorker, line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
+        let SourceLine { source, line } = line;
+        let at = Position {
+            source,
+            line: line.number,
+            offset: line.offset,
+        };
+        let RedriveWorker {
+            parser,
+            verdict,
+            nodes,
+            edits,
+        } = w;
+        let doc = match line.kind {
+            LineKind::TooLong => {
+                verdict.clear();
+                let diagnostic = Diagnostic::line_too_long(line.len, self.max_line_bytes);
+                verdict.errors.push(diagnostic);
+                None
+            }
+            _ => self.rules.check_line(parser, line.content, verdict),
+        };
+        if let (Some(doc), true) = (doc, verdict.is_valid()) {
+            let start = out.primary.len();
+            if self.redrive(line.content, &doc, nodes, edits, &mut out.primary, verdict) {
+                let queue = doc.root().get("queue").and_then(|v| v.as_str());
+                if let Some(too_large) = self.rules.size_error(queue, out.primary.len() - start) {
+                    verdict.errors.push(too_large);
+                }
+            }
+            if verdict.is_valid() {
+                out.primary.push(b'\n');
+                out.summary.tally_warnings(&verdict.warnings);
+                return Action::Emit;
+            }
+            out.primary.truncate(start);
+        }
+        self.reject(verdict, at, &line, out)
+    }
+}
+
+impl RedriveOp {
+    /// Appends the redriven line to `out`, or pushes why it cannot be redriven.
+    fn redrive(
+        &self,
+        line: &[u8],
+        doc: &Document<'_>,
+        nodes: &mut Vec<(usize, usize)>,
+        edits: &mut Edits,
+        out: &mut Vec<u8>,
+        verdict: &mut Verdict,
+    ) -> bool {
+        let root = doc.root();
+        let member = |key: &str| root.get(key).expect("a valid envelope has every field");
+        let status = member("status");
+        if status.as_str() != Some("DEAD") {
+            verdict.errors.push(Diagnostic::new(
+                ErrorCode::NotDead,
+                "/status",
+                format!(
+                    "only DEAD tasks are redriven; this one is {}",
+                    status.as_str().unwrap_or_default()
+                ),
+            ));
+            return false;
+        }
+        let redrives = member("redrive_count").as_integer().unwrap_or_default();
+        let Ok(next) = u32::try_from(redrives + 1) else {
+            verdict.errors.push(Diagnostic::new(
+                ErrorCode::OutOfRange,
+                "/redrive_count",
+                "redrive_count is already 4294967295: one more redrive cannot be counted",
+            ));
+            return false;
+        };
+        doc.node_spans(line, nodes);
+        let span = |key: &str| {
+            let (start, end) = nodes[member(key).tape_index()];
+            start..end
+        };
+        edits.clear();
+        edits.replace(span("status"), b"\"PENDING\"");
+        edits.replace(span("attempt_count"), b"0");
+        edits.replace_with_number(span("redrive_count"), i64::from(next));
+        let mut at = Vec::with_capacity(26);
+        at.push(b'"');
+        at.extend_from_slice(self.at.as_bytes());
+        at.push(b'"');
+        edits.replace(span("next_attempt_at"), &at);
+        edits.replace(span("lease_expires_at"), b"null");
+        edits.apply(line, out);
+        true
+    }
+
+    fn reject(
+        &self,
+        verdict: &Verdict,
+        at: Position<'_>,
+        line: &Line<'_>,
+        out: &mut ChunkOutput,
+    ) -> Action {
+        out.summary.tally_errors(&verdict.errors);
+        if self.write_rejects {
+            // Writing into a Vec cannot fail.
+            let _ = report::write_reject(&mut out.rejects, at, line, &verdict.errors);
+        }
+        Action::Reject
+    }
+}
