@@ -1,5 +1,6 @@
 //! Arguments, the subcommands, and the exit status.
 
+mod filter;
 mod gen;
 mod migrate;
 mod progress;
@@ -55,6 +56,14 @@ enum Command {
     /// invalid lines with their codes. Exit status: 0 when every line was redriven, 1 when
     /// some line was rejected, 2 when the run could not complete.
     Redrive(redrive::RedriveArgs),
+
+    /// Write the valid lines that match every predicate, byte-identical to the input.
+    ///
+    /// Each repeatable flag is an OR within itself; all flags must hold. A GLOB knows `*` and
+    /// `?`, is case-sensitive and matches the whole value. Invalid lines go to --rejects.
+    /// Exit status: 0 when no line was rejected, 1 when some line was, 2 when the run could
+    /// not complete.
+    Filter(Box<filter::FilterArgs>),
 }
 
 /// Inputs and the limits every command that reads envelopes shares (CLI.md).
@@ -185,6 +194,7 @@ pub fn main() -> ExitCode {
         Command::Gen(args) => gen::run(args),
         Command::Migrate(args) => migrate::run(args),
         Command::Redrive(args) => redrive::run(args),
+        Command::Filter(args) => filter::run(*args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

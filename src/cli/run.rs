@@ -43,6 +43,18 @@ pub fn run<Op: LineOperation>(
     secondary: Option<&Path>,
     messages: bool,
 ) -> anyhow::Result<Outcome> {
+    run_counting(op, input, output, secondary, messages, false)
+}
+
+/// Like [`run`]; with `count_only`, the primary output gets the number of emitted lines.
+pub fn run_counting<Op: LineOperation>(
+    op: &Op,
+    input: &InputArgs,
+    output: &OutputArgs,
+    secondary: Option<&Path>,
+    messages: bool,
+    count_only: bool,
+) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     let jobs = jobs(input);
     // Open every output before reading: an unwritable path fails before any work is done.
@@ -104,6 +116,10 @@ pub fn run<Op: LineOperation>(
     debug_assert!(summary.balances());
     if let Some(out) = summary_out.as_mut() {
         summary.write_json(out)?;
+    }
+    if count_only {
+        use std::io::Write;
+        writeln!(primary, "{}", summary.emitted)?;
     }
     // The primary output first: it is the one most likely to be a device that fails.
     primary.commit()?;

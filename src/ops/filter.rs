@@ -1,0 +1,305 @@
+//! `filter`: the valid lines that match every predicate, byte-identical (CLI.md).
+
+use memchr::memmem;
+
+use crate::diagnostic::Diagnostic;
+use crate::envelope::formats::parse_timestamp;
+use crate::envelope::{EnvelopeRules, Verdict};
+use crate::framing::LineKind;
+use crate::json::{JsonParser, Value};
+use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
+use crate::report::{self, Position};
+
+/// A glob of `*` (any run of characters, the empty one included) and `?` (exactly one
+/// character), matched case-sensitively against the whole value.
+///
+/// ```
+/// use rdq_envelope::ops::Glob;
+/// assert!(Glob::new("billing.*").matches("billing.invoices"));
+/// assert!(Glob::new("java.*Time?utException").matches("java.net.SocketTimeoutException"));
+/// assert!(!Glob::new("billing").matches("billing.invoices"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Glob(Vec<char>);
+
+impl Glob {
+    /// The glob `pattern`.
+    pub fn new(pattern: &str) -> Self {
+        Glob(pattern.chars().collect())
+    }
+
+    /// Whether `text` matches as a whole. Linear in practice: only the last `*` is retried.
+    pub fn matches(&self, text: &str) -> bool {
+        let (p, t): (&[char], Vec<char>) = (&self.0, text.chars().collect());
+        let (mut pi, mut ti) = (0, 0);
+        let mut star: Option<(usize, usize)> = None;
+        while ti < t.len() {
+            match p.get(pi) {
+                Some('*') => {
+                    star = Some((pi, ti));
+                    pi += 1;
+                }
+                Some(&c) if c == '?' || c == t[ti] => {
+                    pi += 1;
+                    ti += 1;
+                }
+                _ => match star {
+                    Some((sp, st)) => {
+                        pi = sp + 1;
+                        ti = st + 1;
+                        star = Some((sp, st + 1));
+                    }
+                    None => return false,
+                },
+            }
+        }
+        p[pi.min(p.len())..].iter().all(|&c| c == '*')
+    }
+}
+
+/// What a line must match; each list is an OR within itself, and all must hold.
+#[derive(Debug, Clone, Default)]
+pub struct Predicates {
+    /// `--queue`.
+    pub queue: Vec<Glob>,
+    /// `--handler`.
+    pub handler: Vec<Glob>,
+    /// `--status`.
+    pub status: Vec<String>,
+    /// `--error-type`: any attempt's `error.type`.
+    pub error_type: Vec<Glob>,
+    /// `--last-error-type`: the last attempt's `error.type`.
+    pub last_error_type: Vec<Glob>,
+    /// `--outcome`: the last attempt's outcome.
+    pub outcome: Vec<String>,
+    /// `--since`, in milliseconds: `created_at` at or after it.
+    pub since: Option<i64>,
+    /// `--until`, in milliseconds: `created_at` before it.
+    pub until: Option<i64>,
+    /// `--id`.
+    pub id: Vec<String>,
+    /// `--header KEY=GLOB`.
+    pub header: Vec<(String, Glob)>,
+    /// `--min-attempts`, `--max-attempts`: the number of attempt records.
+    pub min_attempts: Option<u64>,
+    /// See `min_attempts`.
+    pub max_attempts: Option<u64>,
+    /// `--min-redrives`.
+    pub min_redrives: Option<u64>,
+    /// `--payload-contains`, on the decoded payload.
+    pub payload_contains: Vec<String>,
+}
+
+impl Predicates {
+    fn matches(&self, root: Value<'_>, payload: &mut Vec<u8>) -> bool {
+        let text = |key: &str| root.get(key).and_then(|v| v.as_str()).unwrap_or_default();
+        let any = |globs: &[Glob], value: &str| {
+            globs.is_empty() || globs.iter().any(|g| g.matches(value))
+        };
+        if !any(&self.queue, text("queue")) || !any(&self.handler, text("handler_ref")) {
+            return false;
+        }
+        if !self.status.is_empty() && !self.status.iter().any(|s| s == text("status")) {
+            return false;
+        }
+        if !self.id.is_empty() && !self.id.iter().any(|s| s == text("id")) {
+            return false;
+        }
+        let created = parse_timestamp(text("created_at")).unwrap_or_default();
+        if self.since.is_some_and(|t| created < t) || self.until.is_some_and(|t| created >= t) {
+            return false;
+        }
+        let attempts = root.get("attempts");
+        let count = attempts.map_or(0, |a| a.len()) as u64;
+        if self.min_attempts.is_some_and(|n| count < n)
+            || self.max_attempts.is_some_and(|n| count > n)
+        {
+            return false;
+        }
+        let redrives = root
+            .get("redrive_count")
+            .and_then(|v| v.as_integer())
+            .unwrap_or(0);
+        if self.min_redrives.is_some_and(|n| redrives < i128::from(n)) {
+            return false;
+        }
+        fn error_type(attempt: Value<'_>) -> Option<&str> {
+            attempt.get("error")?.get("type")?.as_str()
+        }
+        if !self.error_type.is_empty() {
+            let found = attempts.is_some_and(|a| {
+                a.elements()
+                    .filter_map(error_type)
+                    .any(|t| self.error_type.iter().any(|g| g.matches(t)))
+            });
+            if !found {
+                return false;
+            }
+        }
+        let last = attempts.and_then(|a| a.last_element());
+        if !self.last_error_type.is_empty() {
+            let last_type = last.and_then(error_type);
+            if !last_type.is_some_and(|t| self.last_error_type.iter().any(|g| g.matches(t))) {
+                return false;
+            }
+        }
+        if !self.outcome.is_empty() {
+            let outcome = last.and_then(|a| a.get("outcome")).and_then(|o| o.as_str());
+            if !outcome.is_some_and(|o| self.outcome.iter().any(|want| want == o)) {
+                return false;
+            }
+        }
+        for (key, glob) in &self.header {
+            if !header_matches(root, key, glob) {
+                return false;
+            }
+        }
+        if !self.payload_contains.is_empty() {
+            payload.clear();
+            let encoded = text("payload");
+            if base64_simd::STANDARD
+                .decode_append(encoded, payload)
+                .is_err()
+            {
+                return false;
+            }
+            let found = self
+                .payload_contains
+                .iter()
+                .any(|needle| memmem::find(payload, needle.as_bytes()).is_some());
+            if !found {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// A header's value matches; `rdq.source` and `rdq.submitted_by` also match their moved
+/// values in a v2 `origin`.
+fn header_matches(root: Value<'_>, key: &str, glob: &Glob) -> bool {
+    let in_headers = root
+        .get("headers")
+        .and_then(|h| h.get(key))
+        .and_then(|v| v.as_str())
+        .is_some_and(|v| glob.matches(v));
+    let moved = match key {
+        "rdq.source" => Some("source"),
+        "rdq.submitted_by" => Some("submitted_by"),
+        _ => None,
+    };
+    in_headers
+        || moved.is_some_and(|m| {
+            root.get("origin")
+                .and_then(|o| o.get(m))
+                .and_then(|v| v.as_str())
+                .is_some_and(|v| glob.matches(v))
+        })
+}
+
+/// The `filter` operation: matching lines (byte-identical) to the primary output, or only
+/// counted with `count_only`; invalid lines to the rejects.
+#[derive(Debug, Clone)]
+pub struct FilterOp {
+    /// The rules every line is judged by first.
+    pub rules: EnvelopeRules,
+    /// What a line must match.
+    pub predicates: Predicates,
+    /// Emit the lines that do not match instead (`--invert`).
+    pub invert: bool,
+    /// Count the matches without writing them (`--count`).
+    pub count_only: bool,
+    /// Write reject records.
+    pub write_rejects: bool,
+    /// The reader cap, for the `LINE_TOO_LONG` message.
+    pub max_line_bytes: usize,
+}
+
+/// A worker's reusable state.
+#[derive(Debug, Default)]
+pub struct FilterWorker {
+    parser: JsonParser,
+    verdict: Verdict,
+    payload: Vec<u8>,
+}
+
+impl LineOperation for FilterOp {
+    type Worker = FilterWorker;
+
+    fn worker(&self) -> Self::Worker {
+        FilterWorker::default()
+    }
+
+    fn apply(&self, w: &mut FilterWorker, line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
+        let SourceLine { source, line } = line;
+        let doc = match line.kind {
+            LineKind::TooLong => {
+                w.verdict.clear();
+                let diagnostic = Diagnostic::line_too_long(line.len, self.max_line_bytes);
+                w.verdict.errors.push(diagnostic);
+                None
+            }
+            _ => self
+                .rules
+                .check_line(&mut w.parser, line.content, &mut w.verdict),
+        };
+        match doc {
+            Some(doc) if w.verdict.is_valid() => {
+                let matched = self.predicates.matches(doc.root(), &mut w.payload) != self.invert;
+                if !matched {
+                    return Action::FilterOut;
+                }
+                out.summary.tally_warnings(&w.verdict.warnings);
+                if !self.count_only {
+                    out.primary.extend_from_slice(line.content);
+                    out.primary.push(b'\n');
+                }
+                Action::Emit
+            }
+            _ => {
+                out.summary.tally_errors(&w.verdict.errors);
+                if self.write_rejects {
+                    let at = Position {
+                        source,
+                        line: line.number,
+                        offset: line.offset,
+                    };
+                    // Writing into a Vec cannot fail.
+                    let _ = report::write_reject(&mut out.rejects, at, &line, &w.verdict.errors);
+                }
+                Action::Reject
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Glob;
+
+    #[test]
+    fn globs() {
+        let cases = [
+            ("", "", true),
+            ("", "a", false),
+            ("*", "", true),
+            ("*", "anything at all", true),
+            ("?", "é", true),
+            ("?", "", false),
+            ("a*b*c", "axxbyyc", true),
+            ("a*b*c", "axxbyy", false),
+            ("*ab", "aab", true),
+            ("a?c", "abc", true),
+            ("a?c", "ac", false),
+            ("A*", "abc", false),
+            ("**x", "yx", true),
+        ];
+        for (pattern, text, want) in cases {
+            assert_eq!(
+                Glob::new(pattern).matches(text),
+                want,
+                "{pattern:?} ~ {text:?}"
+            );
+        }
+    }
+}
