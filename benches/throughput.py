@@ -8,6 +8,7 @@ and interleaved round by round (the machines are noisy: the medians are reported
   bare_parse -j1 / -j2            simd-json's bare tape parse of every line (the baseline)
   validate -j1 / -j2              the whole pipeline
   migrate 1->2, 2->1, 2->2        splicing migrations (1->2 on a version 1 corpus), identity
+  filter -j2, redrive -j2         the DLQ commands, to set beside validate -j2
   import chokaq -j1 / -j2         migrate --from chokaq on gen --format chokaq rows
   zstd -dc, validate -j2 on .zst  decompression, alone and under the pipeline
   jq select(.status=="DEAD")      for scale, on a 50 MB slice
@@ -103,6 +104,8 @@ def main():
         ("migrate 1->2 -j2", f"{BIN} migrate -q -j2 --to 2 {corpus_v1}", size_v1, 2),
         ("migrate 2->1 -j2", f"{BIN} migrate -q -j2 --to 1 {corpus}", size, 2),
         ("migrate 2->2 -j2", f"{BIN} migrate -q -j2 --to 2 {corpus}", size, 2),
+        ("filter -j2", f"{BIN} filter -q -j2 --status DEAD --error-type 'java.net.*' {corpus}", size, 2),
+        ("redrive -j2", f"{BIN} redrive -q -j2 --at 2026-05-01T12:00:00.000Z {corpus}", size, 2),
         ("import chokaq -j1", f"{BIN} migrate -q -j1 --from chokaq {corpus_chokaq}", size_chokaq, 1),
         ("import chokaq -j2", f"{BIN} migrate -q -j2 --from chokaq {corpus_chokaq}", size_chokaq, 2),
         ("zstd -dc", f"zstd -dc {zst}", size, 1),
