@@ -24,7 +24,7 @@ use rand_pcg::rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::diagnostic::ErrorCode;
-use crate::envelope::formats::{push_optional_timestamp, push_timestamp};
+use crate::envelope::formats::{decimal, push_optional_timestamp, push_timestamp};
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq)]
@@ -762,29 +762,17 @@ impl Generator {
                 edit(out, at..at + 40, b"");
             }
             ErrorCode::WrongType => {
-                let Some(at) = find(b"\"attempt_count\":") else {
+                let Some(digits) = integer_after(out, start, b"\"attempt_count\":") else {
                     return false;
                 };
-                let digits = at + 16;
-                let end = digits
-                    + out[digits..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_digit())
-                        .count();
-                out.insert(end, b'"');
-                out.insert(digits, b'"');
+                out.insert(digits.end, b'"');
+                out.insert(digits.start, b'"');
             }
             ErrorCode::OutOfRange => {
-                let Some(at) = find(b"\"redrive_count\":") else {
+                let Some(digits) = integer_after(out, start, b"\"redrive_count\":") else {
                     return false;
                 };
-                let digits = at + 16;
-                let end = digits
-                    + out[digits..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_digit())
-                        .count();
-                edit(out, digits..end, b"4294967296");
+                edit(out, digits, b"4294967296");
             }
             ErrorCode::UnsupportedVersion => {
                 let Some(at) = find(b"\"envelope_version\":") else {
@@ -876,20 +864,11 @@ impl Generator {
                 edit(out, at + 14..at + 15, b"2");
             }
             ErrorCode::InconsistentState => {
-                let Some(at) = find(b"\"attempt_count\":") else {
+                let Some(digits) = integer_after(out, start, b"\"attempt_count\":") else {
                     return false;
                 };
-                let digits = at + 16;
-                let end = digits
-                    + out[digits..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_digit())
-                        .count();
-                let count: u32 = std::str::from_utf8(&out[digits..end])
-                    .ok()
-                    .and_then(|text| text.parse().ok())
-                    .unwrap_or(0);
-                edit(out, digits..end, (count + 10).to_string().as_bytes());
+                let count = decimal(&out[digits.clone()]).unwrap_or(0);
+                edit(out, digits, (count + 10).to_string().as_bytes());
             }
             _ => return false,
         }
@@ -949,6 +928,14 @@ struct AttemptPlan {
     attempt_count: u32,
     redrive_count: u32,
     next_start: i64,
+}
+
+/// Where the digits of the integer right after `member` (a key and its colon) lie, in the
+/// line at `out[start..]`.
+fn integer_after(out: &[u8], start: usize, member: &[u8]) -> Option<Range<usize>> {
+    let at = start + memmem::find(&out[start..], member)? + member.len();
+    let len = out[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+    Some(at..at + len)
 }
 
 /// Replaces the text of the first string value that follows `member` (a key, its colon and

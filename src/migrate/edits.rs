@@ -28,8 +28,15 @@ impl Edits {
 
     /// Replaces `replaced` with `text`.
     pub fn replace(&mut self, replaced: Range<usize>, text: &[u8]) {
+        self.replace_with_parts(replaced, &[text]);
+    }
+
+    /// Replaces `replaced` with the concatenation of `parts`.
+    pub fn replace_with_parts(&mut self, replaced: Range<usize>, parts: &[&[u8]]) {
         let start = self.text.len();
-        self.text.extend_from_slice(text);
+        for part in parts {
+            self.text.extend_from_slice(part);
+        }
         self.list.push(Edit {
             replaced,
             text: start..self.text.len(),
@@ -38,33 +45,27 @@ impl Edits {
 
     /// Inserts at `at` the concatenation of `parts`.
     pub fn insert(&mut self, at: usize, parts: &[&[u8]]) {
-        let start = self.text.len();
-        for part in parts {
-            self.text.extend_from_slice(part);
-        }
-        self.list.push(Edit {
-            replaced: at..at,
-            text: start..self.text.len(),
-        });
+        self.replace_with_parts(at..at, parts);
     }
 
     /// Inserts at `at` the bytes of `prefix` and then `n` in decimal.
     pub fn insert_number(&mut self, at: usize, prefix: &[u8], n: i64) {
-        use std::io::Write;
-        let start = self.text.len();
-        self.text.extend_from_slice(prefix);
-        // Writing into a Vec cannot fail, and needs no allocation of its own.
-        let _ = write!(self.text, "{n}");
-        self.list.push(Edit {
-            replaced: at..at,
-            text: start..self.text.len(),
-        });
+        self.replace_with_number_after(at..at, prefix, n);
     }
 
     /// Replaces `replaced` with `n` in decimal.
     pub fn replace_with_number(&mut self, replaced: Range<usize>, n: i64) {
-        self.insert_number(replaced.start, b"", n);
-        self.list.last_mut().expect("just pushed").replaced = replaced;
+        self.replace_with_number_after(replaced, b"", n);
+    }
+
+    fn replace_with_number_after(&mut self, replaced: Range<usize>, prefix: &[u8], n: i64) {
+        use std::io::Write;
+        // An i64 has at most 20 characters; formatting into the stack allocates nothing.
+        let mut digits = [0u8; 20];
+        let mut free = &mut digits[..];
+        let _ = write!(free, "{n}");
+        let len = 20 - free.len();
+        self.replace_with_parts(replaced, &[prefix, &digits[..len]]);
     }
 
     /// Deletes `range`.

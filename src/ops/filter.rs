@@ -2,13 +2,10 @@
 
 use memchr::memmem;
 
-use crate::diagnostic::Diagnostic;
 use crate::envelope::formats::parse_timestamp;
 use crate::envelope::{EnvelopeRules, Verdict};
-use crate::framing::LineKind;
 use crate::json::{JsonParser, Value};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
-use crate::report::{self, Position};
 
 /// A glob of `*` (any run of characters, the empty one included) and `?` (exactly one
 /// character), matched case-sensitively against the whole value.
@@ -232,17 +229,13 @@ impl LineOperation for FilterOp {
 
     fn apply(&self, w: &mut FilterWorker, line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
         let SourceLine { source, line } = line;
-        let doc = match line.kind {
-            LineKind::TooLong => {
-                w.verdict.clear();
-                let diagnostic = Diagnostic::line_too_long(line.len, self.max_line_bytes);
-                w.verdict.errors.push(diagnostic);
-                None
-            }
-            _ => self
-                .rules
-                .check_line(&mut w.parser, line.content, &mut w.verdict),
-        };
+        let doc = super::judge(
+            &self.rules,
+            &mut w.parser,
+            &line,
+            self.max_line_bytes,
+            &mut w.verdict,
+        );
         match doc {
             Some(doc) if w.verdict.is_valid() => {
                 let matched = self.predicates.matches(doc.root(), &mut w.payload) != self.invert;
@@ -257,17 +250,8 @@ impl LineOperation for FilterOp {
                 Action::Emit
             }
             _ => {
-                out.summary.tally_errors(&w.verdict.errors);
-                if self.write_rejects {
-                    let at = Position {
-                        source,
-                        line: line.number,
-                        offset: line.offset,
-                    };
-                    // Writing into a Vec cannot fail.
-                    let _ = report::write_reject(&mut out.rejects, at, &line, &w.verdict.errors);
-                }
-                Action::Reject
+                let at = super::position(source, &line);
+                super::reject(&w.verdict, at, &line, out, self.write_rejects)
             }
         }
     }

@@ -4,7 +4,7 @@
 use crate::chokaq::{ChokaqOptions, Importer};
 use crate::diagnostic::Diagnostic;
 use crate::envelope::{EnvelopeRules, Verdict};
-use crate::framing::{Line, LineKind};
+use crate::framing::LineKind;
 use crate::json::{Document, JsonParser};
 use crate::migrate::Migrator;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
@@ -72,16 +72,12 @@ impl LineOperation for MigrateOp {
 
     fn apply(&self, w: &mut MigrateWorker, line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
         let SourceLine { source, line } = line;
-        let at = Position {
-            source,
-            line: line.number,
-            offset: line.offset,
-        };
+        let at = super::position(source, &line);
         w.verdict.clear();
         if line.kind == LineKind::TooLong {
             let diagnostic = Diagnostic::line_too_long(line.len, self.max_line_bytes);
             w.verdict.errors.push(diagnostic);
-            return self.reject(&w.verdict, at, &line, out);
+            return super::reject(&w.verdict, at, &line, out, self.write_rejects);
         }
         let emitted = if w.importer.is_some() {
             self.import_row(w, at, line.content, out)
@@ -96,7 +92,7 @@ impl LineOperation for MigrateOp {
             self.migrate_valid(at, line.content, doc, verdict, migrator, out)
         };
         if !emitted {
-            return self.reject(&w.verdict, at, &line, out);
+            return super::reject(&w.verdict, at, &line, out, self.write_rejects);
         }
         Action::Emit
     }
@@ -157,24 +153,13 @@ impl MigrateOp {
             .expect("a valid line has a supported version");
         // Written straight into the output, and taken back if the line is rejected.
         let start = out.primary.len();
-        if migrator.migrate(
-            line,
-            &doc,
-            from,
-            self.to,
-            &mut out.primary,
-            &mut verdict.errors,
-        ) {
-            let queue = root.get("queue").and_then(|v| v.as_str());
-            if let Some(too_large) = self.rules.size_error(queue, out.primary.len() - start) {
-                verdict.errors.push(too_large);
-            }
-        }
-        if !verdict.is_valid() {
-            out.primary.truncate(start);
+        // A refusal (CANNOT_DOWNGRADE, MIGRATION_CONFLICT) lands in the verdict's errors.
+        let errors = &mut verdict.errors;
+        let _ = migrator.migrate(line, &doc, from, self.to, &mut out.primary, errors);
+        let queue = root.get("queue").and_then(|v| v.as_str());
+        if !super::finish_written(&self.rules, queue, &mut out.primary, start, verdict) {
             return false;
         }
-        out.primary.push(b'\n');
         out.summary.tally_warnings(&verdict.warnings);
         if !verdict.warnings.is_empty() {
             // Writing into a Vec cannot fail.
@@ -188,19 +173,5 @@ impl MigrateOp {
             }
         }
         true
-    }
-
-    fn reject(
-        &self,
-        verdict: &Verdict,
-        at: Position<'_>,
-        line: &Line<'_>,
-        out: &mut ChunkOutput,
-    ) -> Action {
-        out.summary.tally_errors(&verdict.errors);
-        if self.write_rejects {
-            let _ = report::write_reject(&mut out.rejects, at, line, &verdict.errors);
-        }
-        Action::Reject
     }
 }

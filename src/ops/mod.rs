@@ -10,3 +10,75 @@ pub use filter::{FilterOp, FilterWorker, Glob, Predicates};
 pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use redrive::{RedriveOp, RedriveWorker};
 pub use validate::{ReportFormat, ValidateOp};
+
+use crate::diagnostic::Diagnostic;
+use crate::envelope::{EnvelopeRules, Verdict};
+use crate::framing::{Line, LineKind};
+use crate::json::{Document, JsonParser};
+use crate::pipeline::{Action, ChunkOutput};
+use crate::report::{self, Position};
+
+/// Where a line came from, for its diagnostics.
+fn position<'a>(source: &'a str, line: &Line<'_>) -> Position<'a> {
+    Position {
+        source,
+        line: line.number,
+        offset: line.offset,
+    }
+}
+
+/// Judges a line into `verdict`: `LINE_TOO_LONG` past the reader cap (`max_line_bytes`), else
+/// what the rules say; the document when the line passed the JSON layer.
+fn judge<'p>(
+    rules: &EnvelopeRules,
+    parser: &'p mut JsonParser,
+    line: &Line<'_>,
+    max_line_bytes: usize,
+    verdict: &mut Verdict,
+) -> Option<Document<'p>> {
+    if line.kind == LineKind::TooLong {
+        verdict.clear();
+        verdict
+            .errors
+            .push(Diagnostic::line_too_long(line.len, max_line_bytes));
+        return None;
+    }
+    rules.check_line(parser, line.content, verdict)
+}
+
+/// Counts a rejected line's codes and, with `write_rejects`, writes its reject record.
+fn reject(
+    verdict: &Verdict,
+    at: Position<'_>,
+    line: &Line<'_>,
+    out: &mut ChunkOutput,
+    write_rejects: bool,
+) -> Action {
+    out.summary.tally_errors(&verdict.errors);
+    if write_rejects {
+        // Writing into a Vec cannot fail.
+        let _ = report::write_reject(&mut out.rejects, at, line, &verdict.errors);
+    }
+    Action::Reject
+}
+
+/// Ends a line an op wrote at `out[start..]`: over its queue's size limit it is
+/// `PAYLOAD_TOO_LARGE` (ENVELOPE.md §3.1, §5). A line the verdict rejects is taken back, a
+/// valid one terminated; returns whether it stays.
+fn finish_written(
+    rules: &EnvelopeRules,
+    queue: Option<&str>,
+    out: &mut Vec<u8>,
+    start: usize,
+    verdict: &mut Verdict,
+) -> bool {
+    if let Some(too_large) = rules.size_error(queue, out.len() - start) {
+        verdict.errors.push(too_large);
+    }
+    if !verdict.is_valid() {
+        out.truncate(start);
+        return false;
+    }
+    out.push(b'\n');
+    true
+}

@@ -4,11 +4,9 @@
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::envelope::{EnvelopeRules, Verdict};
-use crate::framing::{Line, LineKind};
 use crate::json::{Document, JsonParser};
 use crate::migrate::edits::Edits;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
-use crate::report::{self, Position};
 
 /// The `redrive` operation: redriven lines to the primary output, the rest to the rejects.
 #[derive(Debug, Clone)]
@@ -41,47 +39,29 @@ impl LineOperation for RedriveOp {
 
     fn apply(&self, w: &mut RedriveWorker, line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
         let SourceLine { source, line } = line;
-        let at = Position {
-            source,
-            line: line.number,
-            offset: line.offset,
-        };
         let RedriveWorker {
             parser,
             verdict,
             nodes,
             edits,
         } = w;
-        let doc = match line.kind {
-            LineKind::TooLong => {
-                verdict.clear();
-                let diagnostic = Diagnostic::line_too_long(line.len, self.max_line_bytes);
-                verdict.errors.push(diagnostic);
-                None
-            }
-            _ => self.rules.check_line(parser, line.content, verdict),
-        };
+        let doc = super::judge(&self.rules, parser, &line, self.max_line_bytes, verdict);
         if let (Some(doc), true) = (doc, verdict.is_valid()) {
             let start = out.primary.len();
-            if self.redrive(line.content, &doc, nodes, edits, &mut out.primary, verdict) {
-                let queue = doc.root().get("queue").and_then(|v| v.as_str());
-                if let Some(too_large) = self.rules.size_error(queue, out.primary.len() - start) {
-                    verdict.errors.push(too_large);
-                }
-            }
-            if verdict.is_valid() {
-                out.primary.push(b'\n');
+            self.redrive(line.content, &doc, nodes, edits, &mut out.primary, verdict);
+            let queue = doc.root().get("queue").and_then(|v| v.as_str());
+            if super::finish_written(&self.rules, queue, &mut out.primary, start, verdict) {
                 out.summary.tally_warnings(&verdict.warnings);
                 return Action::Emit;
             }
-            out.primary.truncate(start);
         }
-        self.reject(verdict, at, &line, out)
+        let at = super::position(source, &line);
+        super::reject(verdict, at, &line, out, self.write_rejects)
     }
 }
 
 impl RedriveOp {
-    /// Appends the redriven line to `out`, or pushes why it cannot be redriven.
+    /// Appends the redriven line to `out`, or pushes onto `verdict` why it cannot be redriven.
     fn redrive(
         &self,
         line: &[u8],
@@ -90,7 +70,7 @@ impl RedriveOp {
         edits: &mut Edits,
         out: &mut Vec<u8>,
         verdict: &mut Verdict,
-    ) -> bool {
+    ) {
         let root = doc.root();
         let member = |key: &str| root.get(key).expect("a valid envelope has every field");
         let status = member("status");
@@ -103,7 +83,7 @@ impl RedriveOp {
                     status.as_str().unwrap_or_default()
                 ),
             ));
-            return false;
+            return;
         }
         let redrives = member("redrive_count").as_integer().unwrap_or_default();
         let Ok(next) = u32::try_from(redrives + 1) else {
@@ -112,7 +92,7 @@ impl RedriveOp {
                 "/redrive_count",
                 "redrive_count is already 4294967295: one more redrive cannot be counted",
             ));
-            return false;
+            return;
         };
         doc.node_spans(line, nodes);
         let span = |key: &str| {
@@ -123,28 +103,9 @@ impl RedriveOp {
         edits.replace(span("status"), b"\"PENDING\"");
         edits.replace(span("attempt_count"), b"0");
         edits.replace_with_number(span("redrive_count"), i64::from(next));
-        let mut at = Vec::with_capacity(26);
-        at.push(b'"');
-        at.extend_from_slice(self.at.as_bytes());
-        at.push(b'"');
-        edits.replace(span("next_attempt_at"), &at);
+        let at = self.at.as_bytes();
+        edits.replace_with_parts(span("next_attempt_at"), &[b"\"", at, b"\""]);
         edits.replace(span("lease_expires_at"), b"null");
         edits.apply(line, out);
-        true
-    }
-
-    fn reject(
-        &self,
-        verdict: &Verdict,
-        at: Position<'_>,
-        line: &Line<'_>,
-        out: &mut ChunkOutput,
-    ) -> Action {
-        out.summary.tally_errors(&verdict.errors);
-        if self.write_rejects {
-            // Writing into a Vec cannot fail.
-            let _ = report::write_reject(&mut out.rejects, at, line, &verdict.errors);
-        }
-        Action::Reject
     }
 }

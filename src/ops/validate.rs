@@ -1,11 +1,9 @@
 //! `validate`: every line against the rules, every broken rule reported (CLI.md).
 
-use crate::diagnostic::Diagnostic;
 use crate::envelope::{EnvelopeRules, Verdict};
-use crate::framing::LineKind;
 use crate::json::JsonParser;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
-use crate::report::{self, Position};
+use crate::report;
 
 /// How diagnostics are written on the primary output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,20 +45,8 @@ impl LineOperation for ValidateOp {
         SourceLine { source, line }: SourceLine<'_>,
         out: &mut ChunkOutput,
     ) -> Action {
-        let doc = match line.kind {
-            LineKind::TooLong => {
-                verdict.clear();
-                let diagnostic = Diagnostic::line_too_long(line.len, self.max_line_bytes);
-                verdict.errors.push(diagnostic);
-                None
-            }
-            _ => self.rules.check_line(parser, line.content, verdict),
-        };
-        let at = Position {
-            source,
-            line: line.number,
-            offset: line.offset,
-        };
+        let doc = super::judge(&self.rules, parser, &line, self.max_line_bytes, verdict);
+        let at = super::position(source, &line);
         let valid = verdict.is_valid();
         if valid {
             out.summary.tally_warnings(&verdict.warnings);
@@ -69,11 +55,7 @@ impl LineOperation for ValidateOp {
                 out.secondary.push(b'\n');
             }
         } else {
-            out.summary.tally_errors(&verdict.errors);
-            if self.write_rejects {
-                // Writing into a Vec cannot fail.
-                let _ = report::write_reject(&mut out.rejects, at, &line, &verdict.errors);
-            }
+            super::reject(verdict, at, &line, out, self.write_rejects);
         }
         if !valid || (self.report_warnings && !verdict.warnings.is_empty()) {
             let _ = match self.format {
