@@ -37,13 +37,7 @@ fn release() -> Command {
 }
 
 fn spawn(args: &[&str]) -> Child {
-    release()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs")
+    common::spawn_with(release(), args)
 }
 
 /// Runs `validate` with `args` on what `feed` writes to its standard input, with a summary;

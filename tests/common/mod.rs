@@ -21,7 +21,12 @@ pub fn scratch(name: &str) -> PathBuf {
 
 /// The binary started with `args`, its standard input, output and error piped.
 pub fn spawn(args: &[&str]) -> Child {
-    bin()
+    spawn_with(bin(), args)
+}
+
+/// `command` (a binary under test) started with `args`, its standard streams piped.
+pub fn spawn_with(mut command: Command, args: &[&str]) -> Child {
+    command
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
