@@ -1,6 +1,7 @@
 //! rdq-envelope: validate, version-migrate and re-emit rdq task envelopes.
 #![deny(missing_docs)]
 
+pub mod batch;
 pub mod chokaq;
 pub mod diagnostic;
 pub mod envelope;

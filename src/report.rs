@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use serde::ser::{SerializeMap, Serializer};
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::envelope::Verdict;
@@ -172,7 +172,11 @@ pub fn write_reject(
 
 /// The run's books (CLI.md `--summary`). They balance:
 /// `lines = blank + emitted + rejected + filtered_out`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+///
+/// It reads back from its own JSON (`batch` keeps each shard's in its manifest); a code the
+/// crate does not know is an error there.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Summary {
     /// Every line, blank ones included.
     pub lines: u64,
@@ -187,8 +191,10 @@ pub struct Summary {
     /// Valid lines a filter left out.
     pub filtered_out: u64,
     /// Rejected lines with at least one error of each code.
+    #[serde(deserialize_with = "known_codes")]
     pub by_code: BTreeMap<&'static str, u64>,
     /// Valid lines with at least one warning of each code.
+    #[serde(deserialize_with = "known_codes")]
     pub warnings_by_code: BTreeMap<&'static str, u64>,
     /// Input bytes after decompression, BOM and terminators included.
     pub bytes_in: u64,
@@ -260,6 +266,17 @@ impl Summary {
         ));
         s
     }
+}
+
+/// A map of code counts read back: each key must be an [`ErrorCode`]'s spelling.
+fn known_codes<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<&'static str, u64>, D::Error> {
+    BTreeMap::<String, u64>::deserialize(d)?
+        .into_iter()
+        .map(|(name, n)| match ErrorCode::from_name(&name) {
+            Some(code) => Ok((code.as_str(), n)),
+            None => Err(serde::de::Error::custom(format!("unknown code {name:?}"))),
+        })
+        .collect()
 }
 
 fn count_distinct(counts: &mut BTreeMap<&'static str, u64>, diagnostics: &[Diagnostic]) {
@@ -350,6 +367,30 @@ mod tests {
         assert_eq!(s.by_code["WRONG_TYPE"], 2);
         assert_eq!(s.by_code["INVALID_ID"], 1);
         assert!(s.balances());
+    }
+
+    #[test]
+    fn a_summary_reads_back_from_its_json() {
+        let d = |c| Diagnostic::new(c, "", "");
+        let mut s = Summary {
+            lines: 2,
+            rejected: 1,
+            valid: 1,
+            emitted: 1,
+            bytes_in: 7,
+            seconds: 0.25,
+            ..Summary::default()
+        };
+        s.tally_errors(&[d(ErrorCode::WrongType)]);
+        s.tally_warnings(&[d(ErrorCode::IdTimeMismatch)]);
+        let mut json = Vec::new();
+        s.write_json(&mut json).unwrap();
+        let back: Summary = serde_json::from_slice(&json).unwrap();
+        assert_eq!(back, s);
+        let unknown = String::from_utf8(json)
+            .unwrap()
+            .replace("WRONG_TYPE", "NO_SUCH_CODE");
+        assert!(serde_json::from_str::<Summary>(&unknown).is_err());
     }
 
     #[test]

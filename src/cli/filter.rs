@@ -12,10 +12,10 @@ use super::{run, InputArgs, Outcome, OutputArgs};
 #[derive(Args, Debug)]
 pub struct FilterArgs {
     #[command(flatten)]
-    input: InputArgs,
+    pub input: InputArgs,
 
     #[command(flatten)]
-    output: OutputArgs,
+    pub output: OutputArgs,
 
     /// The queue matches GLOB (repeatable).
     #[arg(long, value_name = "GLOB")]
@@ -148,20 +148,34 @@ fn predicates(args: &FilterArgs) -> anyhow::Result<Predicates> {
 }
 
 pub fn run(args: FilterArgs) -> anyhow::Result<Outcome> {
+    let op = op(&args)?;
+    run::run_counting(&op, &args.input, &args.output, None, false, args.count)
+}
+
+/// What `batch filter` runs on every shard: the matching lines are its output, with rejects.
+pub fn shard_op(args: &FilterArgs) -> anyhow::Result<FilterOp> {
+    if args.count {
+        bail!("batch filter: --count: each shard's summary counts its matches (emitted)");
+    }
+    let mut op = op(args)?;
+    op.write_rejects = true;
+    Ok(op)
+}
+
+fn op(args: &FilterArgs) -> anyhow::Result<FilterOp> {
     // Predicates are checked before any input is read: a bad one is a usage error.
-    let predicates = predicates(&args)?;
+    let predicates = predicates(args)?;
     let options = RuleOptions {
         max_envelope_bytes: args.input.max_envelope_bytes,
         queue_limits: args.input.queue_limit.iter().cloned().collect(),
         ..RuleOptions::default()
     };
-    let op = FilterOp {
+    Ok(FilterOp {
         rules: EnvelopeRules::new(options)?,
         predicates,
         invert: args.invert,
         count_only: args.count,
         write_rejects: args.output.rejects.is_some(),
         max_line_bytes: args.input.max_line_bytes,
-    };
-    run::run_counting(&op, &args.input, &args.output, None, false, args.count)
+    })
 }

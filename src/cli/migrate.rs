@@ -13,10 +13,10 @@ use super::{run, InputArgs, Outcome, OutputArgs, TableArg};
 #[derive(Args, Debug)]
 pub struct MigrateArgs {
     #[command(flatten)]
-    input: InputArgs,
+    pub input: InputArgs,
 
     #[command(flatten)]
-    output: OutputArgs,
+    pub output: OutputArgs,
 
     /// The envelope_version to write (default: the newest supported).
     #[arg(long, value_name = "N", default_value_t = NEWEST_VERSION)]
@@ -58,6 +58,27 @@ enum From {
 }
 
 pub fn run(args: MigrateArgs) -> anyhow::Result<Outcome> {
+    let op = op(&args)?;
+    run::run(
+        &op,
+        &args.input,
+        &args.output,
+        args.warnings_out.as_deref(),
+        args.warnings,
+    )
+}
+
+/// What `batch migrate` runs on every shard: the migrated lines are its output, with rejects.
+pub fn shard_op(args: &MigrateArgs) -> anyhow::Result<MigrateOp> {
+    if args.warnings || args.warnings_out.is_some() {
+        bail!("batch migrate: --warnings and --warnings-out are not per shard (the warnings are counted in each shard's summary)");
+    }
+    let mut op = op(args)?;
+    op.write_rejects = true;
+    Ok(op)
+}
+
+fn op(args: &MigrateArgs) -> anyhow::Result<MigrateOp> {
     if !SUPPORTED_VERSIONS.contains(&args.to) {
         bail!("--to {}: supported versions are 1 and 2", args.to);
     }
@@ -79,7 +100,7 @@ pub fn run(args: MigrateArgs) -> anyhow::Result<Outcome> {
             max_payload_bytes: args.chokaq_max_payload_bytes,
         }),
     };
-    let op = MigrateOp {
+    Ok(MigrateOp {
         rules: EnvelopeRules::new(options)?,
         source,
         to: args.to,
@@ -87,12 +108,5 @@ pub fn run(args: MigrateArgs) -> anyhow::Result<Outcome> {
         warnings_out: args.warnings_out.is_some(),
         write_rejects: args.output.rejects.is_some(),
         max_line_bytes: args.input.max_line_bytes,
-    };
-    run::run(
-        &op,
-        &args.input,
-        &args.output,
-        args.warnings_out.as_deref(),
-        args.warnings,
-    )
+    })
 }

@@ -1,5 +1,6 @@
 //! Arguments, the subcommands, and the exit status.
 
+mod batch;
 mod filter;
 mod gen;
 mod migrate;
@@ -11,7 +12,7 @@ mod validate;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use rdq_envelope::envelope::DEFAULT_MAX_ENVELOPE_BYTES;
 use rdq_envelope::framing::DEFAULT_MAX_LINE_BYTES;
@@ -64,6 +65,18 @@ enum Command {
     /// Exit status: 0 when no line was rejected, 1 when some line was, 2 when the run could
     /// not complete.
     Filter(Box<filter::FilterArgs>),
+
+    /// Run validate, migrate or filter over every shard of a folder into another, resumably.
+    ///
+    /// `batch migrate --to 2 IN_DIR --out OUT_DIR`: the shards are IN_DIR's files named
+    /// *.jsonl, *.jsonl.zst or *.jsonl.gz (hidden files and subfolders left out), in name
+    /// order. Each gets its lines, rejects and summary in OUT_DIR, named from it;
+    /// OUT_DIR/manifest.json records every shard's input (size, BLAKE3), outputs, summary and
+    /// state after each shard, and a rerun redoes only what is not done on the same input.
+    /// OUT_DIR/summary.json merges the books when every shard is done. `batch --status
+    /// OUT_DIR` reads the manifest alone. Exit status: as the command's over every shard (0,
+    /// 1), and 2 when some shard is not done.
+    Batch(batch::BatchArgs),
 }
 
 /// Inputs and the limits every command that reads envelopes shares (CLI.md).
@@ -184,17 +197,22 @@ pub enum Outcome {
 
 /// Runs the command line and maps the outcome to the exit status.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        // Usage errors exit 2; --help and --version exit 0 (clap knows which).
-        Err(e) => e.exit(),
-    };
+    // Usage errors exit 2; --help and --version exit 0 (clap knows which).
+    let matches = Cli::command()
+        .try_get_matches()
+        .unwrap_or_else(|e| e.exit());
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Validate(args) => validate::run(args),
         Command::Gen(args) => gen::run(args),
         Command::Migrate(args) => migrate::run(args),
         Command::Redrive(args) => redrive::run(args),
         Command::Filter(args) => filter::run(*args),
+        Command::Batch(args) => {
+            // The manifest records the command's flags as clap saw them (defaults included).
+            let (_, matches) = matches.subcommand().expect("a subcommand was parsed");
+            batch::run(args, matches)
+        }
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -59,31 +59,23 @@ pub fn run_counting<Op: LineOperation>(
     let jobs = jobs(input);
     // Open every output before reading: an unwritable path fails before any work is done.
     let primary_compression = match (output.compress, &output.output) {
-        (Some(CompressArg::Zstd), _) => OutputCompression::Zstd {
-            threads: compress_threads(jobs),
-        },
-        (Some(CompressArg::Gzip), _) => OutputCompression::Gzip,
-        (Some(CompressArg::None), _) | (None, None) => OutputCompression::None,
+        (Some(kind), _) => compression(kind, jobs),
+        (None, None) => OutputCompression::None,
         (None, Some(path)) => OutputCompression::from_name(path, compress_threads(jobs)),
     };
-    let mut primary = match &output.output {
+    let primary = match &output.output {
         Some(path) => OutputFile::create_compressed(path, primary_compression)
             .with_context(|| format!("{}: cannot create output", path.display()))?,
         None => OutputFile::stdout_compressed(primary_compression)?,
     };
-    let mut secondary = secondary.map(|p| create(p, jobs)).transpose()?;
-    let mut rejects = output
-        .rejects
-        .as_deref()
-        .map(|p| create(p, jobs))
-        .transpose()?;
-    let mut summary_out = output
-        .summary
-        .as_deref()
-        .map(|p| create(p, jobs))
-        .transpose()?;
+    let open = |path: Option<&Path>| path.map(|p| create(p, jobs)).transpose();
+    let mut files = RunFiles {
+        primary: Some(primary),
+        secondary: open(secondary)?,
+        rejects: open(output.rejects.as_deref())?,
+        summary: open(output.summary.as_deref())?,
+    };
 
-    let sources = sources(&input.files);
     let progress = Arc::new(Progress::default());
     let bar = (!output.quiet && (output.progress || !messages))
         .then(|| {
@@ -94,46 +86,116 @@ pub fn run_counting<Op: LineOperation>(
             )
         })
         .flatten();
-    let mut stderr = std::io::stderr();
     let options = PipelineOptions {
         jobs,
         max_line_bytes: input.max_line_bytes,
         line_buffered: output.line_buffered,
         ..PipelineOptions::default()
     };
-    let outputs = Outputs {
-        primary: Some(&mut primary),
-        secondary: secondary.as_mut().map(|o| o as _),
-        rejects: rejects.as_mut().map(|o| o as _),
-        messages: messages.then_some(&mut stderr as _),
+    let run = Run {
+        options,
+        messages,
+        progress: Some(progress),
+        started,
     };
-    let result = pipeline::run(sources, op, options, outputs, Some(progress));
+    let result = execute(op, sources(&input.files), run, &mut files);
     if let Some(bar) = bar {
         bar.finish();
     }
-    let mut summary: Summary = result?;
-    summary.seconds = started.elapsed().as_secs_f64();
-    debug_assert!(summary.balances());
-    if let Some(out) = summary_out.as_mut() {
-        summary.write_json(out)?;
-    }
+    let summary = result?;
     if count_only {
         use std::io::Write;
-        writeln!(primary, "{}", summary.emitted)?;
+        if let Some(primary) = files.primary.as_mut() {
+            writeln!(primary, "{}", summary.emitted)?;
+        }
     }
-    // The primary output first: it is the one most likely to be a device that fails.
-    primary.commit()?;
-    for out in [secondary, rejects, summary_out].into_iter().flatten() {
-        out.commit()?;
-    }
+    files.commit()?;
     if !output.quiet {
         eprintln!("rdq-envelope: {}", summary.human());
     }
-    Ok(if summary.rejected > 0 {
+    Ok(outcome(&summary))
+}
+
+/// `--compress KIND` for an output written on `jobs` threads.
+pub fn compression(kind: CompressArg, jobs: usize) -> OutputCompression {
+    match kind {
+        CompressArg::Zstd => OutputCompression::Zstd {
+            threads: compress_threads(jobs),
+        },
+        CompressArg::Gzip => OutputCompression::Gzip,
+        CompressArg::None => OutputCompression::None,
+    }
+}
+
+/// A command's output files, opened before any input is read. Any may be absent.
+pub struct RunFiles {
+    /// Diagnostics for `validate`, the lines written for the others.
+    pub primary: Option<OutputFile>,
+    /// `--valid-out`, `--warnings-out`.
+    pub secondary: Option<OutputFile>,
+    /// `--rejects`.
+    pub rejects: Option<OutputFile>,
+    /// `--summary`.
+    pub summary: Option<OutputFile>,
+}
+
+impl RunFiles {
+    /// Renames every atomic file into place, the primary output first: it is the one most
+    /// likely to be a device that fails.
+    pub fn commit(self) -> anyhow::Result<()> {
+        for out in [self.primary, self.secondary, self.rejects, self.summary]
+            .into_iter()
+            .flatten()
+        {
+            out.commit()?;
+        }
+        Ok(())
+    }
+}
+
+/// How [`execute`] runs.
+pub struct Run {
+    /// Workers and limits.
+    pub options: PipelineOptions,
+    /// Whether the operation's text for people goes to standard error.
+    pub messages: bool,
+    /// The counters a progress bar reads.
+    pub progress: Option<Arc<Progress>>,
+    /// When the run started, for `seconds`.
+    pub started: Instant,
+}
+
+/// Runs `op` over `sources` into `files` and writes the books (with `seconds`) to the summary
+/// file, if any. Nothing is committed: the caller decides.
+pub fn execute<Op: LineOperation>(
+    op: &Op,
+    sources: Vec<Source>,
+    run: Run,
+    files: &mut RunFiles,
+) -> anyhow::Result<Summary> {
+    let mut stderr = std::io::stderr();
+    let outputs = Outputs {
+        primary: files.primary.as_mut().map(|o| o as _),
+        secondary: files.secondary.as_mut().map(|o| o as _),
+        rejects: files.rejects.as_mut().map(|o| o as _),
+        messages: run.messages.then_some(&mut stderr as _),
+    };
+    let mut summary = pipeline::run(sources, op, run.options, outputs, run.progress)?;
+    summary.seconds = run.started.elapsed().as_secs_f64();
+    debug_assert!(summary.balances());
+    if let Some(out) = files.summary.as_mut() {
+        summary.write_json(out)?;
+    }
+    Ok(summary)
+}
+
+/// The exit status a completed run's books call for.
+pub fn outcome(summary: &Summary) -> Outcome {
+    if summary.rejected > 0 {
         Outcome::Rejected
     } else {
         Outcome::Clean
-    })
+    }
 }
 
 /// The inputs in order: `-` (or none at all) is standard input.

@@ -1,5 +1,6 @@
 //! `rdq-envelope validate`: every line against ENVELOPE.md, every broken rule reported.
 
+use anyhow::bail;
 use clap::{Args, ValueEnum};
 
 use rdq_envelope::ops::{ReportFormat, ValidateOp};
@@ -10,10 +11,10 @@ use super::{run, InputArgs, Outcome, OutputArgs};
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
     #[command(flatten)]
-    input: InputArgs,
+    pub input: InputArgs,
 
     #[command(flatten)]
-    output: OutputArgs,
+    pub output: OutputArgs,
 
     /// Judge lines as the submit subset: what a client sends before the server assigns
     /// identity and state (ENVELOPE.md §3.5).
@@ -45,6 +46,33 @@ enum Format {
 }
 
 pub fn run(args: ValidateArgs) -> anyhow::Result<Outcome> {
+    let op = op(&args)?;
+    run::run(
+        &op,
+        &args.input,
+        &args.output,
+        args.valid_out.as_deref(),
+        false,
+    )
+}
+
+/// What `batch validate` runs on every shard: the valid lines are the shard's output (the
+/// secondary output of the op) and the rejects hold every diagnostic, so the rows of the
+/// primary output are not written anywhere.
+pub fn shard_op(args: &ValidateArgs) -> anyhow::Result<ValidateOp> {
+    if args.valid_out.is_some() {
+        bail!("batch validate: --valid-out: the valid lines of each shard are its output already");
+    }
+    if args.warnings {
+        bail!("batch validate: --warnings: diagnostics are in each shard's rejects file");
+    }
+    let mut op = op(args)?;
+    op.keep_valid = true;
+    op.write_rejects = true;
+    Ok(op)
+}
+
+fn op(args: &ValidateArgs) -> anyhow::Result<ValidateOp> {
     let options = RuleOptions {
         max_envelope_bytes: args.input.max_envelope_bytes,
         queue_limits: args.input.queue_limit.iter().cloned().collect(),
@@ -52,7 +80,7 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Outcome> {
         require_version: args.require_version,
         warnings: true,
     };
-    let op = ValidateOp {
+    Ok(ValidateOp {
         rules: EnvelopeRules::new(options)?,
         format: match args.format {
             Format::Human => ReportFormat::Human,
@@ -62,12 +90,5 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Outcome> {
         keep_valid: args.valid_out.is_some(),
         write_rejects: args.output.rejects.is_some(),
         max_line_bytes: args.input.max_line_bytes,
-    };
-    run::run(
-        &op,
-        &args.input,
-        &args.output,
-        args.valid_out.as_deref(),
-        false,
-    )
+    })
 }

@@ -29,9 +29,10 @@ enum Target {
 pub enum OutputCompression {
     /// Plain bytes.
     None,
-    /// A zstd frame (level 3), compressed on `threads` worker threads when more than one.
+    /// A zstd frame (level 3), compressed on `threads` worker threads.
     Zstd {
-        /// Compression threads (0 or 1: compress on the writing thread).
+        /// Compression threads (0: compress on the writing thread). Any number from 1 up
+        /// gives the same bytes (zstd's multi-threaded format); 0 gives other bytes.
         threads: u32,
     },
     /// A gzip member.
@@ -244,7 +245,10 @@ fn layer(target: Target, compression: OutputCompression) -> io::Result<Layer> {
         OutputCompression::None => Layer::Plain(buffered),
         OutputCompression::Zstd { threads } => {
             let mut encoder = zstd::stream::write::Encoder::new(buffered, ZSTD_LEVEL)?;
-            if threads > 1 {
+            // From 1 thread up, not 2: zstd's single-threaded frames differ from its
+            // multi-threaded ones, and `-j1` must write the same bytes as `-j8` (and a shard of
+            // `batch` the same as a single run).
+            if threads >= 1 {
                 encoder.multithread(threads)?;
             }
             Layer::Zstd(encoder)
