@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod common;
-use common::{bin, run, scratch, stderr, stdout};
+use common::{bin, run, scratch, stderr, stdout, without_seconds};
 
 /// `gen` lines: `count` envelopes of version 1, with that share of realistic defects.
 fn gen(count: u32, seed: u32, invalid_rate: &str) -> Vec<u8> {
@@ -41,24 +41,6 @@ fn run_in(dir: &Path, args: &[&str]) -> Output {
 
 fn json(path: &Path) -> Value {
     serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
-}
-
-/// The text with every `"seconds": NUMBER` set to 0: the one field that is not the same from
-/// run to run.
-fn without_seconds(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes).into_owned();
-    let mut out = String::new();
-    let mut rest = text.as_str();
-    while let Some(at) = rest.find("\"seconds\":") {
-        let (head, tail) = rest.split_at(at + "\"seconds\":".len());
-        out.push_str(head);
-        let tail = tail.trim_start();
-        let end = tail.find([',', '}', '\n']).unwrap_or(tail.len());
-        out.push('0');
-        rest = &tail[end..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Shard names and states from the manifest.

@@ -401,6 +401,15 @@ impl Batch {
         }
         self.remove_vanished(old.as_ref())?;
         self.write_manifest(&manifest)?;
+        if !self.quiet {
+            let (merged, done) = manifest.merged();
+            eprintln!(
+                "rdq-envelope: batch {}: {done} of {} shards done; {}",
+                self.command,
+                manifest.shards.len(),
+                merged.human()
+            );
+        }
         self.finish(&manifest)
     }
 

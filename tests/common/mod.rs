@@ -55,3 +55,20 @@ pub fn stdout(o: &Output) -> String {
 pub fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
+
+/// The text with every `"seconds": NUMBER` set to 0: wall-clock time, the one field of a
+/// summary that differs from run to run.
+pub fn without_seconds(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("\"seconds\":") {
+        let (head, tail) = rest.split_at(at + "\"seconds\":".len());
+        out.push_str(head);
+        let tail = tail.trim_start();
+        out.push('0');
+        rest = &tail[tail.find([',', '}', '\n']).unwrap_or(tail.len())..];
+    }
+    out.push_str(rest);
+    out
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Run `rdq-envelope batch` over a folder of shards on Apache Spark: one task per shard file.
+
+    spark-submit [--master URL] [--files /path/to/rdq-envelope] contrib/spark/rdq_spark.py \
+        [--binary PATH] [--ship] [--master URL] IN_DIR OUT_DIR -- COMMAND [FLAGS...]
+
+COMMAND and FLAGS are those of `rdq-envelope batch` (validate, migrate or filter and that
+command's own flags), without -j and -q, which the runner sets for each task.
+
+The driver does no work of its own on the data. It asks the binary for the shards
+(`batch ... --list`), runs one Spark task per shard (`batch ... --only SHARD`: the task writes
+the shard's outputs into OUT_DIR and prints its manifest entry), and hands the entries back to
+the binary (`batch ... --assemble -`), which writes manifest.json and summary.json exactly as a
+local `batch` run does. A shard is never split: a zstd stream cannot be read from its middle.
+
+IN_DIR and OUT_DIR must be the same paths on the driver and on every executor (a shared file
+system). The binary is --binary on every node, or, with --ship, the driver's copy sent to
+the executors through SparkContext.addFile (like spark-submit --files).
+"""
+
+import argparse
+import os
+import stat
+import subprocess
+import sys
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        description="rdq-envelope batch on Spark: one task per shard file."
+    )
+    parser.add_argument(
+        "--binary",
+        default="rdq-envelope",
+        help="the rdq-envelope binary on the driver (and, without --ship, on every executor)",
+    )
+    parser.add_argument(
+        "--ship",
+        action="store_true",
+        help="send the driver's binary to the executors (SparkContext.addFile)",
+    )
+    parser.add_argument(
+        "--master", help="the Spark master (default: what spark-submit or the config says)"
+    )
+    parser.add_argument("in_dir", help="the folder of shards")
+    parser.add_argument("out_dir", help="the output folder")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [FLAGS...]")
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("give the command after --, such as: -- migrate --to 2")
+    for flag in command:
+        if flag in ("-j", "-q", "--quiet") or flag.startswith(("--jobs", "-j")):
+            parser.error(f"{flag}: the runner sets -j and -q for each task")
+    args.command = command
+    return args
+
+
+def batch(binary, command, in_dir, out_dir, *extra):
+    """The argument list of `rdq-envelope batch COMMAND... IN_DIR --out OUT_DIR EXTRA...`."""
+    return [binary, "batch", *command, in_dir, "--out", out_dir, *extra]
+
+
+def shard_task(binary, ship, command, in_dir, out_dir, jobs):
+    """The function each Spark task runs on one shard name: (shard, entry or None, stderr)."""
+
+    def run(shard):
+        from pyspark import SparkFiles
+
+        path = binary
+        if ship:
+            path = SparkFiles.get(os.path.basename(binary))
+            mode = os.stat(path).st_mode
+            if not mode & stat.S_IXUSR:
+                os.chmod(path, mode | stat.S_IXUSR)
+        argv = batch(path, command, in_dir, out_dir, "--only", shard, "-q", "-j", str(jobs))
+        done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        entry = done.stdout.decode("utf-8").strip()
+        # Exit 0 or 1: done; 2 with an entry: the shard failed and the entry says why.
+        if entry.startswith("{"):
+            return shard, entry, ""
+        return shard, None, f"exit {done.returncode}: {done.stderr.decode('utf-8', 'replace')}"
+
+    return run
+
+
+def main(argv):
+    args = parse_args(argv)
+    in_dir = os.path.abspath(args.in_dir)
+    out_dir = os.path.abspath(args.out_dir)
+    binary = os.path.abspath(args.binary) if os.sep in args.binary else args.binary
+
+    # The binary checks the flags and lists the shards before Spark starts.
+    listed = subprocess.run(
+        batch(binary, args.command, in_dir, out_dir, "--list"), stdout=subprocess.PIPE
+    )
+    if listed.returncode != 0:
+        return listed.returncode
+    shards = listed.stdout.decode("utf-8").splitlines()
+
+    # Python workers must run the driver's Python (and find pyspark there).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("rdq-envelope batch").config(
+        "spark.ui.showConsoleProgress", "false"
+    )
+    if args.master:
+        builder = builder.master(args.master)
+    spark = builder.getOrCreate()
+    try:
+        sc = spark.sparkContext
+        sc.setLogLevel("WARN")
+        if args.ship:
+            sc.addFile(binary)
+        jobs = int(sc.getConf().get("spark.task.cpus", "1"))
+        task = shard_task(binary, args.ship, args.command, in_dir, out_dir, jobs)
+        results = sc.parallelize(shards, len(shards)).map(task).collect()
+    finally:
+        spark.stop()
+
+    entries = []
+    for shard, entry, error in results:
+        if entry is None:
+            # Left pending in the manifest: a rerun runs it again.
+            print(f"rdq_spark: {shard}: no entry: {error}", file=sys.stderr)
+        else:
+            entries.append(entry)
+    assembled = subprocess.run(
+        batch(binary, args.command, in_dir, out_dir, "--assemble", "-"),
+        input=("\n".join(entries) + "\n").encode("utf-8"),
+    )
+    return assembled.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
