@@ -224,10 +224,21 @@ impl Manifest {
         (total, done)
     }
 
-    /// The manifest as written: pretty JSON, one member per line, and a final newline.
+    /// The manifest as written: JSON with one shard per line (for `grep` and `diff`), the
+    /// command and its flags on the first line.
     pub fn to_json(&self) -> Vec<u8> {
-        let mut bytes = serde_json::to_vec_pretty(self).expect("a manifest serializes");
-        bytes.push(b'\n');
+        let head = Manifest {
+            shards: Vec::new(),
+            ..self.clone()
+        };
+        let mut bytes = serde_json::to_vec(&head).expect("a manifest serializes");
+        // `shards` is the last member: `...,"shards":[]}`.
+        bytes.truncate(bytes.len() - "]}".len());
+        for (i, entry) in self.shards.iter().enumerate() {
+            bytes.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+            serde_json::to_writer(&mut bytes, entry).expect("an entry serializes");
+        }
+        bytes.extend_from_slice(b"\n]}\n");
         bytes
     }
 }
@@ -300,6 +311,21 @@ mod tests {
         let json = manifest.to_json();
         let back: Manifest = serde_json::from_slice(&json).unwrap();
         assert_eq!(back, manifest);
+        let text = String::from_utf8(json).unwrap();
+        assert_eq!(text.lines().count(), 1 + 2 + 1, "{text}");
+        assert!(text
+            .lines()
+            .nth(2)
+            .unwrap()
+            .starts_with("{\"name\":\"b.jsonl\""));
+        let empty = Manifest {
+            shards: Vec::new(),
+            ..manifest
+        };
+        assert_eq!(
+            serde_json::from_slice::<Manifest>(&empty.to_json()).unwrap(),
+            empty
+        );
         assert_eq!(back.merged().1, 1);
     }
 }

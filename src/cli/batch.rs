@@ -313,7 +313,13 @@ impl Batch {
         let manifest = manifest.into_inner().unwrap_or_else(|e| e.into_inner());
         let mut ran = ran.into_inner().unwrap_or_else(|e| e.into_inner());
         ran.seconds = started.elapsed().as_secs_f64();
-        if !self.quiet {
+        if !self.quiet && todo.is_empty() {
+            eprintln!(
+                "rdq-envelope: batch {}: {} shards, every one done on the same input: nothing to run",
+                self.command,
+                manifest.shards.len()
+            );
+        } else if !self.quiet {
             let failed = count(&manifest, |s| matches!(s, State::Failed { .. }));
             eprintln!(
                 "rdq-envelope: batch {}: {} shards: {} run, {} unchanged, {failed} failed; this run: {}",
@@ -727,8 +733,13 @@ fn read_entries(path: &Path) -> anyhow::Result<Vec<Entry>> {
 fn describe(command: &str, flags: &BTreeMap<String, Vec<String>>) -> String {
     let mut text = command.to_owned();
     for (name, values) in flags {
+        let name = name.replace('_', "-");
         for value in values {
-            text.push_str(&format!(" --{}={value}", name.replace('_', "-")));
+            match value.as_str() {
+                "false" => {}
+                "true" => text.push_str(&format!(" --{name}")),
+                _ => text.push_str(&format!(" --{name}={value}")),
+            }
         }
     }
     text
