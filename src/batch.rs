@@ -39,8 +39,9 @@ pub struct Shard {
 
 /// The shards of `dir`, sorted by name (byte order): its files named `*.jsonl`,
 /// `*.jsonl.zst` or `*.jsonl.gz`, symbolic links followed, hidden files (`.name`) and
-/// subfolders left out. A shard whose name is not UTF-8 is an error (it could not be named in
-/// the manifest).
+/// subfolders left out. A name that is not UTF-8 or holds a control character is an error (it
+/// could not be named in the manifest, or listed one per line). A shard that cannot be
+/// examined (a dangling symbolic link) is listed with size 0: its run fails and says why.
 pub fn list_shards(dir: &Path) -> io::Result<Vec<Shard>> {
     let mut shards = Vec::new();
     for entry in fs::read_dir(dir)? {
@@ -59,14 +60,21 @@ pub fn list_shards(dir: &Path) -> io::Result<Vec<Shard>> {
             continue;
         }
         let path = entry.path();
-        let meta = fs::metadata(&path)?;
-        if !meta.is_file() {
-            continue;
+        if name.chars().any(char::is_control) {
+            return Err(io::Error::other(format!(
+                "{}: a file name with a control character: rename it",
+                path.display()
+            )));
         }
+        let size = match fs::metadata(&path) {
+            Ok(meta) if meta.is_file() => meta.len(),
+            Ok(_) => continue,
+            Err(_) => 0,
+        };
         shards.push(Shard {
             name: name.to_owned(),
             path,
-            size: meta.len(),
+            size,
         });
     }
     shards.sort_by(|a, b| a.name.cmp(&b.name));

@@ -403,16 +403,21 @@ fn a_shard_that_fails_is_recorded_and_the_others_are_done() {
     let mut broken = zstd(&gen(50, 5, "0"));
     broken.truncate(broken.len() / 2);
     fs::write(input.join("broken.jsonl.zst"), broken).unwrap();
+    std::os::unix::fs::symlink("nowhere", input.join("dangling.jsonl")).unwrap();
     let o = batch(&["migrate"], &input, &out);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("broken.jsonl.zst: failed: "),
-        "{}",
-        stderr(&o)
-    );
+    for name in ["broken.jsonl.zst", "dangling.jsonl"] {
+        assert!(
+            stderr(&o).contains(&format!("{name}: failed: ")),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert!(stderr(&o).contains("2 of 5 shards not done (broken.jsonl.zst, dangling.jsonl)"));
     let s = states(&out);
     assert_eq!(s.iter().filter(|(_, st)| st == "done").count(), 3);
     assert_eq!(s[2], ("broken.jsonl.zst".to_owned(), "failed".to_owned()));
+    assert_eq!(s[4], ("dangling.jsonl".to_owned(), "failed".to_owned()));
     for name in ["broken.jsonl.zst", "broken.summary.json", "summary.json"] {
         assert!(!out.join(name).exists(), "{name}");
     }

@@ -443,11 +443,22 @@ impl Batch {
     }
 
     /// Shard `i`'s entry: the old one when it is done on the same input with its outputs in
-    /// place, else a pending one.
+    /// place, else a pending one (failed when the shard cannot be read).
     fn entry_for(&self, i: usize, old: Option<&Manifest>) -> anyhow::Result<Entry> {
         let shard = &self.shards[i];
-        let (blake3, size) =
-            hash_file(&shard.path).with_context(|| format!("{}: cannot read", shard.name))?;
+        let (blake3, size) = match hash_file(&shard.path) {
+            Ok(hashed) => hashed,
+            Err(e) => {
+                return Ok(Entry {
+                    name: shard.name.clone(),
+                    size: shard.size,
+                    blake3: String::new(),
+                    state: State::Failed {
+                        error: format!("{}: cannot read: {e}", shard.name),
+                    },
+                })
+            }
+        };
         let names = self.outputs[i].names();
         let kept = old
             .and_then(|m| m.shards.iter().find(|e| e.name == shard.name))
@@ -572,17 +583,20 @@ impl Batch {
         let summary_path = self.out_dir.join(SUMMARY);
         if done < manifest.shards.len() {
             remove_if_there(&summary_path)?;
-            let failed: Vec<_> = manifest
+            let not_done: Vec<_> = manifest
                 .shards
                 .iter()
                 .filter(|e| !matches!(e.state, State::Done { .. }))
                 .map(|e| e.name.as_str())
                 .collect();
+            let mut named = not_done[..not_done.len().min(5)].join(", ");
+            if not_done.len() > 5 {
+                named.push_str(&format!(" and {} more", not_done.len() - 5));
+            }
             bail!(
-                "{} of {} shards not done ({}): rerun the same command to run them",
-                failed.len(),
+                "{} of {} shards not done ({named}): rerun the same command to run them",
+                not_done.len(),
                 manifest.shards.len(),
-                failed.join(", ")
             );
         }
         let mut out = OutputFile::create(&summary_path)
