@@ -218,14 +218,18 @@ fn a_killed_run_is_resumed_by_redoing_only_the_shard_it_was_in() {
         .arg(&out)
         .spawn()
         .unwrap();
-    // Shards run in name order: once z's temporary output exists, a and b are recorded.
+    // Shards run in name order: wait until a and b are recorded and z is being written.
+    let s = |name: &str, state: &str| (name.to_owned(), state.to_owned());
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let in_flight = fs::read_dir(&out).into_iter().flatten().any(|e| {
             let name = e.unwrap().file_name().into_string().unwrap();
             name.starts_with(".z.jsonl.rdq-tmp.")
         });
-        if in_flight {
+        if in_flight
+            && out.join("manifest.json").exists()
+            && states(&out)[..2] == [s("a.jsonl", "done"), s("b.jsonl", "done")]
+        {
             break;
         }
         assert!(Instant::now() < deadline, "z never started");
@@ -235,7 +239,6 @@ fn a_killed_run_is_resumed_by_redoing_only_the_shard_it_was_in() {
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
 
-    let s = |name: &str, state: &str| (name.to_owned(), state.to_owned());
     assert_eq!(
         states(&out),
         [

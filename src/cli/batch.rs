@@ -14,7 +14,6 @@ use std::fs::{self, File};
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context};
@@ -79,6 +78,9 @@ enum BatchCommand {
     /// filter every shard: its matching lines are its output.
     Filter(Box<FilterArgs>),
 }
+
+/// A shard's books and its outputs, written but not yet committed.
+type Written = (Summary, RunFiles);
 
 /// Which output of the op holds the lines a shard writes.
 #[derive(Clone, Copy)]
@@ -279,39 +281,42 @@ impl Batch {
         let at_once = self.shards_at_once.clamp(1, todo.len().max(1));
         let jobs = (self.jobs / at_once).max(1);
         let next = AtomicUsize::new(0);
-        let manifest = Mutex::new(manifest);
-        let ran = Mutex::new(Summary::default());
-        let manifest_error = Mutex::new(None);
-        std::thread::scope(|scope| {
+        let pending = manifest.shards.clone();
+        // The shards' outputs are committed (zstd's last block, fsync, rename) and recorded on
+        // a thread of their own, so that the next shard starts at once. One waits at most.
+        let (commit_tx, commit_rx) =
+            crossbeam_channel::bounded::<(usize, anyhow::Result<Written>)>(1);
+        let (manifest, mut ran) = std::thread::scope(|scope| {
             for _ in 0..at_once {
-                scope.spawn(|| {
+                let commit_tx = commit_tx.clone();
+                let (batch, next, todo, pending) = (&self, &next, &todo, &pending);
+                scope.spawn(move || {
                     while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        let pending =
-                            manifest.lock().unwrap_or_else(|e| e.into_inner()).shards[i].clone();
-                        let entry = self.run_shard(op, slot, i, pending, jobs);
-                        if let State::Done { summary, .. } = &entry.state {
-                            ran.lock().unwrap_or_else(|e| e.into_inner()).merge(summary);
-                        }
-                        self.say(&entry);
-                        let mut recorded = manifest.lock().unwrap_or_else(|e| e.into_inner());
-                        recorded.shards[i] = entry;
-                        if let Err(e) = self.write_manifest(&recorded) {
-                            // Work the manifest cannot record would be redone anyway: stop.
-                            *manifest_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                            next.store(todo.len(), Ordering::Relaxed);
+                        let written = batch.run_shard_files(op, slot, i, pending[i].size, jobs);
+                        if commit_tx.send((i, written)).is_err() {
+                            break;
                         }
                     }
                 });
             }
-        });
-        if let Some(e) = manifest_error
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner())
-        {
-            return Err(e);
-        }
-        let manifest = manifest.into_inner().unwrap_or_else(|e| e.into_inner());
-        let mut ran = ran.into_inner().unwrap_or_else(|e| e.into_inner());
+            drop(commit_tx);
+            let mut manifest = manifest;
+            let mut ran = Summary::default();
+            for (i, written) in commit_rx {
+                let entry = self.settle(i, manifest.shards[i].clone(), written);
+                if let State::Done { summary, .. } = &entry.state {
+                    ran.merge(summary);
+                }
+                self.say(&entry);
+                manifest.shards[i] = entry;
+                if let Err(e) = self.write_manifest(&manifest) {
+                    // Work the manifest cannot record would be redone anyway: stop.
+                    next.store(todo.len(), Ordering::Relaxed);
+                    return Err(e);
+                }
+            }
+            Ok((manifest, ran))
+        })?;
         ran.seconds = started.elapsed().as_secs_f64();
         if !self.quiet && todo.is_empty() {
             eprintln!(
@@ -353,7 +358,8 @@ impl Batch {
         let entry = match current.state {
             State::Done { .. } => current,
             _ => {
-                let entry = self.run_shard(op, slot, i, current, self.jobs);
+                let written = self.run_shard_files(op, slot, i, current.size, self.jobs);
+                let entry = self.settle(i, current, written);
                 self.say(&entry);
                 entry
             }
@@ -471,23 +477,16 @@ impl Batch {
         }))
     }
 
-    /// Runs shard `i` on `jobs` workers into its atomic outputs: done, or failed with nothing
-    /// in place.
-    fn run_shard<Op: LineOperation>(
-        &self,
-        op: &Op,
-        slot: Slot,
-        i: usize,
-        pending: Entry,
-        jobs: usize,
-    ) -> Entry {
-        let shard = &self.shards[i];
-        let names = &self.outputs[i];
-        let result = self.run_shard_files(op, slot, shard, names, pending.size, jobs);
+    /// Commits what a shard's run wrote: its entry done, or failed with nothing in place.
+    fn settle(&self, i: usize, pending: Entry, written: anyhow::Result<Written>) -> Entry {
+        let committed = written.and_then(|(summary, files)| {
+            files.commit()?;
+            Ok(summary)
+        });
         Entry {
-            state: match result {
+            state: match committed {
                 Ok(summary) => State::Done {
-                    outputs: names.names().map(str::to_owned).to_vec(),
+                    outputs: self.outputs[i].names().map(str::to_owned).to_vec(),
                     summary,
                 },
                 Err(e) => State::Failed {
@@ -498,15 +497,16 @@ impl Batch {
         }
     }
 
+    /// Runs shard `i` on `jobs` workers into its outputs, not yet committed.
     fn run_shard_files<Op: LineOperation>(
         &self,
         op: &Op,
         slot: Slot,
-        shard: &Shard,
-        names: &ShardOutputs,
+        i: usize,
         hashed_size: u64,
         jobs: usize,
-    ) -> anyhow::Result<Summary> {
+    ) -> anyhow::Result<Written> {
+        let (shard, names) = (&self.shards[i], &self.outputs[i]);
         let started = Instant::now();
         let threads = u32::try_from(jobs).unwrap_or(u32::MAX);
         let open = |name: &str, compress: Option<CompressArg>| {
@@ -558,8 +558,7 @@ impl Batch {
                 shard.name
             );
         }
-        files.commit()?;
-        Ok(summary)
+        Ok((summary, files))
     }
 
     /// A line per shard run on standard error (unless -q).
