@@ -163,5 +163,10 @@ pub fn run(args: FilterArgs) -> anyhow::Result<Outcome> {
         write_rejects: args.output.rejects.is_some(),
         max_line_bytes: args.input.max_line_bytes,
     };
-    run::run_counting(&op, &args.input, &args.output, None, false, args.count)
+    if !args.count {
+        return run::run(&op, &args.input, &args.output, None, false);
+    }
+    run::run_then(&op, &args.input, &args.output, None, false, |books, out| {
+        Ok(writeln!(out, "{}", books.emitted)?)
+    })
 }

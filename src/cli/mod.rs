@@ -6,6 +6,7 @@ mod migrate;
 mod progress;
 mod redrive;
 mod run;
+mod stats;
 mod validate;
 
 use std::path::PathBuf;
@@ -64,6 +65,15 @@ enum Command {
     /// Exit status: 0 when no line was rejected, 1 when some line was, 2 when the run could
     /// not complete.
     Filter(Box<filter::FilterArgs>),
+
+    /// Count the valid envelopes per group, with attempt and redrive histograms, the
+    /// created_at range, the top error types and the arrivals per day.
+    ///
+    /// --format table draws aligned tables with bar charts (coloured only on a terminal and
+    /// without NO_COLOR); --format json prints one object, stable for scripts. Invalid lines
+    /// go to --rejects. Exit status: 0 when no line was rejected, 1 when some line was, 2 when
+    /// the run could not complete.
+    Stats(stats::StatsArgs),
 }
 
 /// Inputs and the limits every command that reads envelopes shares (CLI.md).
@@ -195,6 +205,7 @@ pub fn main() -> ExitCode {
         Command::Migrate(args) => migrate::run(args),
         Command::Redrive(args) => redrive::run(args),
         Command::Filter(args) => filter::run(*args),
+        Command::Stats(args) => stats::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -1,6 +1,7 @@
 //! What every command that reads envelopes does around its operation: open the outputs, run the
 //! pipeline with a progress bar, write the summary, commit the outputs, say how it went.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -43,17 +44,18 @@ pub fn run<Op: LineOperation>(
     secondary: Option<&Path>,
     messages: bool,
 ) -> anyhow::Result<Outcome> {
-    run_counting(op, input, output, secondary, messages, false)
+    run_then(op, input, output, secondary, messages, |_, _| Ok(()))
 }
 
-/// Like [`run`]; with `count_only`, the primary output gets the number of emitted lines.
-pub fn run_counting<Op: LineOperation>(
+/// Like [`run`], then `epilogue` writes what the run added up to the primary output (the count
+/// of `filter --count`, the report of `stats`), before any output is committed.
+pub fn run_then<Op: LineOperation>(
     op: &Op,
     input: &InputArgs,
     output: &OutputArgs,
     secondary: Option<&Path>,
     messages: bool,
-    count_only: bool,
+    epilogue: impl FnOnce(&Summary, &mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     let jobs = jobs(input);
@@ -117,10 +119,7 @@ pub fn run_counting<Op: LineOperation>(
     if let Some(out) = summary_out.as_mut() {
         summary.write_json(out)?;
     }
-    if count_only {
-        use std::io::Write;
-        writeln!(primary, "{}", summary.emitted)?;
-    }
+    epilogue(&summary, &mut primary)?;
     // The primary output first: it is the one most likely to be a device that fails.
     primary.commit()?;
     for out in [secondary, rejects, summary_out].into_iter().flatten() {

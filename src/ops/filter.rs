@@ -222,6 +222,7 @@ pub struct FilterWorker {
 
 impl LineOperation for FilterOp {
     type Worker = FilterWorker;
+    type Tally = ();
 
     fn worker(&self) -> Self::Worker {
         FilterWorker::default()

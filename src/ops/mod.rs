@@ -4,11 +4,15 @@
 mod filter;
 mod migrate;
 mod redrive;
+mod stats;
 mod validate;
 
 pub use filter::{FilterOp, FilterWorker, Glob, Predicates};
 pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use redrive::{RedriveOp, RedriveWorker};
+pub use stats::{
+    Bucket, CreatedRange, Day, ErrorType, Group, GroupBy, Stats, StatsOp, StatsReport, MAX_KEYS,
+};
 pub use validate::{ReportFormat, ValidateOp};
 
 use crate::diagnostic::Diagnostic;
@@ -47,11 +51,11 @@ fn judge<'p>(
 }
 
 /// Counts a rejected line's codes and, with `write_rejects`, writes its reject record.
-fn reject(
+fn reject<T>(
     verdict: &Verdict,
     at: Position<'_>,
     line: &Line<'_>,
-    out: &mut ChunkOutput,
+    out: &mut ChunkOutput<T>,
     write_rejects: bool,
 ) -> Action {
     out.summary.tally_errors(&verdict.errors);
