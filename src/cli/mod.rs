@@ -6,6 +6,7 @@ mod migrate;
 mod progress;
 mod redrive;
 mod run;
+mod show;
 mod stats;
 mod validate;
 
@@ -74,6 +75,14 @@ enum Command {
     /// go to --rejects. Exit status: 0 when no line was rejected, 1 when some line was, 2 when
     /// the run could not complete.
     Stats(stats::StatsArgs),
+
+    /// Print the envelope with an ID, pretty (only white space changes), and with --payload
+    /// its decoded payload.
+    ///
+    /// Reading stops at the first match unless --all prints every copy. Invalid lines are
+    /// skipped silently. Exit status: 0 when an envelope had the ID, 1 when none had, 2 when
+    /// the run could not complete.
+    Show(show::ShowArgs),
 }
 
 /// Inputs and the limits every command that reads envelopes shares (CLI.md).
@@ -206,6 +215,7 @@ pub fn main() -> ExitCode {
         Command::Redrive(args) => redrive::run(args),
         Command::Filter(args) => filter::run(*args),
         Command::Stats(args) => stats::run(args),
+        Command::Show(args) => show::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -136,7 +136,7 @@ pub fn run_then<Op: LineOperation>(
 }
 
 /// The inputs in order: `-` (or none at all) is standard input.
-fn sources(files: &[PathBuf]) -> Vec<Source> {
+pub fn sources(files: &[PathBuf]) -> Vec<Source> {
     if files.is_empty() {
         return vec![Source::Stdin];
     }

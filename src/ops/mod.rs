@@ -4,12 +4,14 @@
 mod filter;
 mod migrate;
 mod redrive;
+mod show;
 mod stats;
 mod validate;
 
 pub use filter::{FilterOp, FilterWorker, Glob, Predicates};
 pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use redrive::{RedriveOp, RedriveWorker};
+pub use show::{ShowOp, ShowPayload, ShowWorker};
 pub use stats::{
     Bucket, CreatedRange, Day, ErrorType, Group, GroupBy, Stats, StatsOp, StatsReport, MAX_KEYS,
 };
