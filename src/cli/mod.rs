@@ -2,6 +2,7 @@
 
 mod filter;
 mod gen;
+mod manual;
 mod migrate;
 mod progress;
 mod redrive;
@@ -83,6 +84,16 @@ enum Command {
     /// skipped silently. Exit status: 0 when an envelope had the ID, 1 when none had, 2 when
     /// the run could not complete.
     Show(show::ShowArgs),
+
+    /// Print the shell completion script for SHELL.
+    ///
+    /// bash: `rdq-envelope completions bash > ~/.local/share/bash-completion/completions/rdq-envelope`;
+    /// zsh: into a folder on $fpath as `_rdq-envelope`; fish: into
+    /// ~/.config/fish/completions/rdq-envelope.fish.
+    Completions(manual::CompletionsArgs),
+
+    /// Print the manual page (roff): `rdq-envelope man | man -l -`.
+    Man(manual::ManArgs),
 }
 
 /// Inputs and the limits every command that reads envelopes shares (CLI.md).
@@ -216,6 +227,8 @@ pub fn main() -> ExitCode {
         Command::Filter(args) => filter::run(*args),
         Command::Stats(args) => stats::run(args),
         Command::Show(args) => show::run(args),
+        Command::Completions(args) => manual::completions(args),
+        Command::Man(args) => manual::man(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
