@@ -26,25 +26,30 @@ impl Glob {
     }
 
     /// Whether `text` matches as a whole. Linear in practice: only the last `*` is retried.
+    /// Walks `text` in place (no allocation per line).
     pub fn matches(&self, text: &str) -> bool {
-        let (p, t): (&[char], Vec<char>) = (&self.0, text.chars().collect());
+        let p: &[char] = &self.0;
+        // `ti` is a byte index on a char boundary of `text`.
         let (mut pi, mut ti) = (0, 0);
         let mut star: Option<(usize, usize)> = None;
-        while ti < t.len() {
+        let char_at = |i: usize| text[i..].chars().next();
+        while let Some(c) = char_at(ti) {
             match p.get(pi) {
                 Some('*') => {
                     star = Some((pi, ti));
                     pi += 1;
                 }
-                Some(&c) if c == '?' || c == t[ti] => {
+                Some(&want) if want == '?' || want == c => {
                     pi += 1;
-                    ti += 1;
+                    ti += c.len_utf8();
                 }
                 _ => match star {
                     Some((sp, st)) => {
+                        // Let the last `*` swallow one more character and try again.
+                        let swallowed = char_at(st).map_or(1, char::len_utf8);
                         pi = sp + 1;
-                        ti = st + 1;
-                        star = Some((sp, st + 1));
+                        ti = st + swallowed;
+                        star = Some((sp, ti));
                     }
                     None => return false,
                 },
@@ -261,6 +266,26 @@ impl LineOperation for FilterOp {
 #[cfg(test)]
 mod tests {
     use super::Glob;
+    use proptest::prelude::*;
+
+    /// The definition, by recursion over characters: slow, obviously right.
+    fn reference(p: &[char], t: &[char]) -> bool {
+        match p.split_first() {
+            None => t.is_empty(),
+            Some(('*', rest)) => (0..=t.len()).any(|skip| reference(rest, &t[skip..])),
+            Some((&c, rest)) => {
+                t.first().is_some_and(|&tc| c == '?' || c == tc) && reference(rest, &t[1..])
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn globs_match_their_definition(p in "[ab*?é]{0,8}", t in "[abé]{0,10}") {
+            let want = reference(&p.chars().collect::<Vec<_>>(), &t.chars().collect::<Vec<_>>());
+            prop_assert_eq!(Glob::new(&p).matches(&t), want);
+        }
+    }
 
     #[test]
     fn globs() {
