@@ -173,13 +173,15 @@ impl Table<'_> {
             }
             text
         };
+        // A blank line before each table, none after the last.
+        writeln!(out)?;
         writeln!(out, "{}", style.heading(line(&head).trim_end()))?;
         let largest = self.rows.iter().map(|(_, c)| c[0]).max().unwrap_or(0);
         for ((_, counts), cells) in self.rows.iter().zip(&body) {
             let bar = bar(counts[0], largest, bar_columns);
             writeln!(out, "{}  {}", line(cells), style.bar(&bar))?;
         }
-        writeln!(out)
+        Ok(())
     }
 }
 
@@ -243,9 +245,8 @@ fn write_tables(
         thousands(report.rejected),
         thousands(report.blank),
     )?;
-    match &report.created_at {
-        Some(range) => writeln!(out, "created_at {} .. {}\n", range.first, range.last)?,
-        None => writeln!(out)?,
+    if let Some(range) = &report.created_at {
+        writeln!(out, "created_at {} .. {}", range.first, range.last)?;
     }
 
     let mut groups: Vec<(String, Vec<u64>)> = report
@@ -295,7 +296,7 @@ fn write_tables(
     if more > 0 {
         writeln!(
             out,
-            "({} more error types; --top N lists more)\n",
+            "({} more error types; --top N lists more)",
             thousands(more)
         )?;
     }
