@@ -6,6 +6,7 @@ mod migrate;
 mod progress;
 mod redrive;
 mod run;
+mod schema;
 mod validate;
 
 use std::path::PathBuf;
@@ -64,6 +65,14 @@ enum Command {
     /// Exit status: 0 when no line was rejected, 1 when some line was, 2 when the run could
     /// not complete.
     Filter(Box<filter::FilterArgs>),
+
+    /// Print the JSON Schema (draft 2020-12) of an envelope version (default: the newest).
+    ///
+    /// Every valid envelope passes the schema of its version; the schema's description lists
+    /// the rules a JSON Schema cannot express (duplicate keys, byte limits, the rules across
+    /// attempts, ...), which only validate checks. Exit status: 0, or 2 for an unsupported
+    /// --version or an unwritable output.
+    Schema(schema::SchemaArgs),
 }
 
 /// Inputs and the limits every command that reads envelopes shares (CLI.md).
@@ -195,6 +204,7 @@ pub fn main() -> ExitCode {
         Command::Migrate(args) => migrate::run(args),
         Command::Redrive(args) => redrive::run(args),
         Command::Filter(args) => filter::run(*args),
+        Command::Schema(args) => schema::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
