@@ -4,7 +4,7 @@
 mod common;
 use common::{run, scratch, stderr, stdout};
 
-const SUBCOMMANDS: [&str; 9] = [
+const SUBCOMMANDS: [&str; 10] = [
     "validate",
     "gen",
     "migrate",
@@ -12,6 +12,7 @@ const SUBCOMMANDS: [&str; 9] = [
     "filter",
     "stats",
     "show",
+    "schema",
     "completions",
     "man",
 ];

@@ -7,6 +7,7 @@ mod migrate;
 mod progress;
 mod redrive;
 mod run;
+mod schema;
 mod show;
 mod stats;
 mod validate;
@@ -84,6 +85,14 @@ enum Command {
     /// skipped silently. Exit status: 0 when an envelope had the ID, 1 when none had, 2 when
     /// the run could not complete.
     Show(show::ShowArgs),
+
+    /// Print the JSON Schema (draft 2020-12) of an envelope version (default: the newest).
+    ///
+    /// Every valid envelope passes the schema of its version; the schema's description lists
+    /// the rules a JSON Schema cannot express (duplicate keys, byte limits, the rules across
+    /// attempts, ...), which only validate checks. Exit status: 0, or 2 for an unsupported
+    /// --version or an unwritable output.
+    Schema(schema::SchemaArgs),
 
     /// Print the shell completion script for SHELL.
     ///
@@ -229,6 +238,7 @@ pub fn main() -> ExitCode {
         Command::Show(args) => show::run(args),
         Command::Completions(args) => manual::completions(args),
         Command::Man(args) => manual::man(args),
+        Command::Schema(args) => schema::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
