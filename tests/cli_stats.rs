@@ -203,6 +203,9 @@ fn every_figure_matches_one_computed_independently() {
     assert_eq!(report["distinct_error_types"], distinct);
     assert_eq!(report["groups_other"], 0);
     assert_eq!(report["error_types_other"], 0);
+    for other in ["attempts_other", "redrives_other", "arrivals_other"] {
+        assert_eq!(report[other], 0, "{other}");
+    }
 }
 
 #[test]

@@ -249,42 +249,24 @@ fn write_tables(
         writeln!(out, "created_at {} .. {}", range.first, range.last)?;
     }
 
-    let mut groups: Vec<(String, Vec<u64>)> = report
-        .groups
-        .iter()
-        .map(|g| (cut(&g.key), vec![g.count]))
-        .collect();
-    if report.groups_other > 0 {
-        groups.push(("(other)".into(), vec![report.groups_other]));
-    }
     let table = |title, columns, rows, share_of| Table {
         title,
         columns,
         rows,
         share_of,
     };
+    let groups = report.groups.iter().map(|g| (cut(&g.key), vec![g.count]));
+    let groups = with_other(groups.collect(), report.groups_other);
     table(report.by, &["envelopes"], groups, Some(report.envelopes)).write(style, width, out)?;
 
-    let histogram = |buckets: &[Bucket]| -> Vec<(String, Vec<u64>)> {
-        buckets
-            .iter()
-            .map(|b| (b.value.to_string(), vec![b.count]))
-            .collect()
+    let histogram = |buckets: &[Bucket], other: u64| -> Vec<(String, Vec<u64>)> {
+        let rows = buckets.iter().map(|b| (b.value.to_string(), vec![b.count]));
+        with_other(rows.collect(), other)
     };
-    table(
-        "attempts",
-        &["envelopes"],
-        histogram(&report.attempts),
-        None,
-    )
-    .write(style, width, out)?;
-    table(
-        "redrives",
-        &["envelopes"],
-        histogram(&report.redrives),
-        None,
-    )
-    .write(style, width, out)?;
+    let attempts = histogram(&report.attempts, report.attempts_other);
+    table("attempts", &["envelopes"], attempts, None).write(style, width, out)?;
+    let redrives = histogram(&report.redrives, report.redrives_other);
+    table("redrives", &["envelopes"], redrives, None).write(style, width, out)?;
 
     let errors: Vec<(String, Vec<u64>)> = report
         .top_error_types
@@ -304,9 +286,17 @@ fn write_tables(
     let days = report
         .arrivals_per_day
         .iter()
-        .map(|d| (d.day.clone(), vec![d.count]))
-        .collect();
+        .map(|d| (d.day.clone(), vec![d.count]));
+    let days = with_other(days.collect(), report.arrivals_other);
     table("arrivals per day", &["envelopes"], days, None).write(style, width, out)
+}
+
+/// `rows`, and an `(other)` row for what was counted past the kept keys.
+fn with_other(mut rows: Vec<(String, Vec<u64>)>, other: u64) -> Vec<(String, Vec<u64>)> {
+    if other > 0 {
+        rows.push(("(other)".into(), vec![other]));
+    }
+    rows
 }
 
 #[cfg(test)]

@@ -90,6 +90,43 @@ impl<V: Default + AddAssign> Counts<V> {
     }
 }
 
+/// Counts per ordered key (a histogram's values, days), with at most [`MAX_KEYS`] buckets; the
+/// rest go to `other`.
+#[derive(Debug, Clone)]
+struct Histogram<K> {
+    buckets: BTreeMap<K, u64>,
+    other: u64,
+}
+
+impl<K> Default for Histogram<K> {
+    fn default() -> Self {
+        Histogram {
+            buckets: BTreeMap::new(),
+            other: 0,
+        }
+    }
+}
+
+impl<K: Ord + Copy> Histogram<K> {
+    fn add(&mut self, key: K, n: u64) {
+        if let Some(count) = self.buckets.get_mut(&key) {
+            *count += n;
+        } else if self.buckets.len() < MAX_KEYS {
+            self.buckets.insert(key, n);
+        } else {
+            self.other += n;
+        }
+    }
+
+    /// Moves the counts into `total`, leaving `self` empty.
+    fn drain_into(&mut self, total: &mut Self) {
+        for (key, n) in std::mem::take(&mut self.buckets) {
+            total.add(key, n);
+        }
+        total.other += std::mem::take(&mut self.other);
+    }
+}
+
 /// `+=` for the count types of [`Counts`].
 trait AddAssign: std::ops::AddAssign + Copy {}
 impl<T: std::ops::AddAssign + Copy> AddAssign for T {}
@@ -117,14 +154,14 @@ pub struct Stats {
     envelopes: u64,
     groups: Counts<u64>,
     /// By the number of attempt records (the whole history across redrives).
-    attempts: BTreeMap<u64, u64>,
+    attempts: Histogram<u64>,
     /// By `redrive_count`.
-    redrives: BTreeMap<u64, u64>,
+    redrives: Histogram<u64>,
     /// The first and last `created_at`, in milliseconds.
     created: Option<(i64, i64)>,
     error_types: Counts<ErrorCounts>,
     /// Arrivals by UTC day number (days since 1970-01-01).
-    days: BTreeMap<i64, u64>,
+    days: Histogram<i64>,
 }
 
 impl Stats {
@@ -138,17 +175,17 @@ impl Stats {
                 Some((first, last)) => (first.min(ms), last.max(ms)),
                 None => (ms, ms),
             });
-            *self.days.entry(ms.div_euclid(MS_PER_DAY)).or_default() += 1;
+            self.days.add(ms.div_euclid(MS_PER_DAY), 1);
         }
         let attempts = root.get("attempts");
         let count = attempts.map_or(0, |a| a.len()) as u64;
-        *self.attempts.entry(count).or_default() += 1;
+        self.attempts.add(count, 1);
         let redrives = root
             .get("redrive_count")
             .and_then(|v| v.as_integer())
             .and_then(|n| u64::try_from(n).ok())
             .unwrap_or(0);
-        *self.redrives.entry(redrives).or_default() += 1;
+        self.redrives.add(redrives, 1);
 
         fn error_type(attempt: Value<'_>) -> Option<&str> {
             attempt.get("error")?.get("type")?.as_str()
@@ -186,14 +223,8 @@ impl Stats {
     pub fn drain_into(&mut self, total: &mut Stats) {
         total.envelopes += std::mem::take(&mut self.envelopes);
         self.groups.drain_into(&mut total.groups);
-        for (map, into) in [
-            (&mut self.attempts, &mut total.attempts),
-            (&mut self.redrives, &mut total.redrives),
-        ] {
-            for (key, n) in std::mem::take(map) {
-                *into.entry(key).or_default() += n;
-            }
-        }
+        self.attempts.drain_into(&mut total.attempts);
+        self.redrives.drain_into(&mut total.redrives);
         if let Some((first, last)) = self.created.take() {
             total.created = Some(match total.created {
                 Some((f, l)) => (f.min(first), l.max(last)),
@@ -201,9 +232,7 @@ impl Stats {
             });
         }
         self.error_types.drain_into(&mut total.error_types);
-        for (day, n) in std::mem::take(&mut self.days) {
-            *total.days.entry(day).or_default() += n;
-        }
+        self.days.drain_into(&mut total.days);
     }
 
     /// The report: groups by count (largest first, then by key), the `top` error types by
@@ -254,13 +283,17 @@ impl Stats {
                 first: timestamp(first),
                 last: timestamp(last),
             }),
-            attempts: histogram(&self.attempts),
-            redrives: histogram(&self.redrives),
+            attempts: histogram(&self.attempts.buckets),
+            attempts_other: self.attempts.other,
+            redrives: histogram(&self.redrives.buckets),
+            redrives_other: self.redrives.other,
             top_error_types: error_types,
             distinct_error_types,
             error_types_other: self.error_types.other.attempts,
+            arrivals_other: self.days.other,
             arrivals_per_day: self
                 .days
+                .buckets
                 .iter()
                 .map(|(&day, &count)| Day {
                     day: day_text(day * MS_PER_DAY, &mut [0; 10]).to_owned(),
@@ -320,8 +353,12 @@ pub struct StatsReport {
     pub created_at: Option<CreatedRange>,
     /// Envelopes by their number of attempt records.
     pub attempts: Vec<Bucket>,
+    /// Envelopes whose number of attempt records was past the first [`MAX_KEYS`] distinct ones.
+    pub attempts_other: u64,
     /// Envelopes by `redrive_count`.
     pub redrives: Vec<Bucket>,
+    /// Envelopes whose `redrive_count` was past the first [`MAX_KEYS`] distinct ones.
+    pub redrives_other: u64,
     /// The error types of most failed attempts.
     pub top_error_types: Vec<ErrorType>,
     /// How many error types there are in all (up to [`MAX_KEYS`]).
@@ -330,6 +367,8 @@ pub struct StatsReport {
     pub error_types_other: u64,
     /// Envelopes by the UTC day of `created_at`.
     pub arrivals_per_day: Vec<Day>,
+    /// Envelopes created on days past the first [`MAX_KEYS`] distinct ones.
+    pub arrivals_other: u64,
 }
 
 /// One group's count.
@@ -457,7 +496,24 @@ impl LineOperation for StatsOp {
 
 #[cfg(test)]
 mod tests {
-    use super::{Counts, MAX_KEYS};
+    use super::{Counts, Histogram, MAX_KEYS};
+
+    #[test]
+    fn histogram_buckets_past_the_cap_are_counted_as_other() {
+        let mut total = Histogram::<u64>::default();
+        let mut chunk = Histogram::<u64>::default();
+        for value in 0..MAX_KEYS as u64 + 3 {
+            chunk.add(value, 1);
+        }
+        assert_eq!((chunk.buckets.len(), chunk.other), (MAX_KEYS, 3));
+        chunk.add(7, 2);
+        chunk.drain_into(&mut total);
+        assert!(chunk.buckets.is_empty() && chunk.other == 0, "drained");
+        assert_eq!(
+            (total.buckets.len(), total.other, total.buckets[&7]),
+            (MAX_KEYS, 3, 3)
+        );
+    }
 
     #[test]
     fn keys_past_the_cap_are_counted_as_other_in_input_order() {
