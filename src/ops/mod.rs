@@ -1,6 +1,7 @@
 //! The commands' per-line work, as [`LineOperation`](crate::pipeline::LineOperation)s that the
 //! parallel pipeline applies: each command of the CLI supplies one.
 
+mod fields;
 mod filter;
 mod migrate;
 mod redrive;

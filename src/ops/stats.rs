@@ -11,6 +11,7 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
+use super::fields::{error_type, text, Fields};
 use crate::envelope::formats::{civil_from_days, parse_timestamp, push_timestamp};
 use crate::envelope::{EnvelopeRules, Verdict};
 use crate::json::{JsonParser, Value};
@@ -167,9 +168,12 @@ pub struct Stats {
 impl Stats {
     /// Adds one valid envelope.
     pub fn add(&mut self, root: Value<'_>, by: GroupBy) {
-        let text = |key: &str| root.get(key).and_then(|v| v.as_str());
+        let fields = Fields::of(root);
         self.envelopes += 1;
-        let created = text("created_at").and_then(parse_timestamp);
+        let created = fields
+            .created_at
+            .and_then(|v| v.as_str())
+            .and_then(parse_timestamp);
         if let Some(ms) = created {
             self.created = Some(match self.created {
                 Some((first, last)) => (first.min(ms), last.max(ms)),
@@ -177,35 +181,38 @@ impl Stats {
             });
             self.days.add(ms.div_euclid(MS_PER_DAY), 1);
         }
-        let attempts = root.get("attempts");
-        let count = attempts.map_or(0, |a| a.len()) as u64;
-        self.attempts.add(count, 1);
-        let redrives = root
-            .get("redrive_count")
+        let count = fields.attempts.map_or(0, |a| a.len());
+        self.attempts.add(count as u64, 1);
+        let redrives = fields
+            .redrive_count
             .and_then(|v| v.as_integer())
             .and_then(|n| u64::try_from(n).ok())
             .unwrap_or(0);
         self.redrives.add(redrives, 1);
 
-        fn error_type(attempt: Value<'_>) -> Option<&str> {
-            attempt.get("error")?.get("type")?.as_str()
-        }
-        let last = attempts.and_then(|a| a.last_element());
-        let last_index = last.map(|a| a.tape_index());
-        if let Some(attempts) = attempts {
-            for attempt in attempts.elements() {
-                if let Some(kind) = error_type(attempt) {
-                    let last = u64::from(Some(attempt.tape_index()) == last_index);
-                    self.error_types
-                        .add(kind, ErrorCounts { attempts: 1, last });
-                }
+        // One walk over the attempts: every error type, and the last attempt.
+        let mut last = None;
+        for (i, attempt) in fields
+            .attempts
+            .iter()
+            .flat_map(|a| a.elements())
+            .enumerate()
+        {
+            let is_last = i + 1 == count;
+            if let Some(kind) = error_type(attempt) {
+                let last = u64::from(is_last);
+                self.error_types
+                    .add(kind, ErrorCounts { attempts: 1, last });
+            }
+            if is_last {
+                last = Some(attempt);
             }
         }
         let mut day = [0u8; 10];
         let key = match by {
-            GroupBy::Queue => text("queue").unwrap_or_default(),
-            GroupBy::Handler => text("handler_ref").unwrap_or_default(),
-            GroupBy::Status => text("status").unwrap_or_default(),
+            GroupBy::Queue => text(fields.queue),
+            GroupBy::Handler => text(fields.handler_ref),
+            GroupBy::Status => text(fields.status),
             GroupBy::ErrorType => last.and_then(error_type).unwrap_or("(none)"),
             GroupBy::Outcome => last
                 .and_then(|a| a.get("outcome"))
