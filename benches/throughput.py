@@ -8,7 +8,9 @@ and interleaved round by round (the machines are noisy: the medians are reported
   bare_parse -j1 / -j2            simd-json's bare tape parse of every line (the baseline)
   validate -j1 / -j2              the whole pipeline
   migrate 1->2, 2->1, 2->2        splicing migrations (1->2 on a version 1 corpus), identity
-  filter -j2, redrive -j2         the DLQ commands, to set beside validate -j2
+  filter, stats -j1 / -j2         the DLQ commands, to set beside validate (goal: 0.90 of it)
+  redrive -j2                     beside validate -j2
+  show, ID near the front / last  show stops reading at its match (seconds, not MB/s)
   import chokaq -j1 / -j2         migrate --from chokaq on gen --format chokaq rows
   zstd -dc, validate -j2 on .zst  decompression, alone and under the pipeline
   jq select(.status=="DEAD")      for scale, on a 50 MB slice
@@ -21,6 +23,7 @@ pipe from `gen` (skip those with --no-big).
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -53,6 +56,27 @@ def timed(cmd):
     return seconds, usage.ru_maxrss
 
 
+# A selective filter: the predicates every line is checked against, few lines kept.
+FILTER = "--status DEAD --error-type 'java.net.*' --min-attempts 2"
+
+
+def line_id(path, n):
+    """The id of line n (1-based; -1: the last valid-looking line) of a gen corpus."""
+    with open(path, "rb") as f:
+        if n > 0:
+            for _ in range(n - 1):
+                f.readline()
+            lines = [f.readline()]
+        else:
+            f.seek(max(0, os.path.getsize(path) - 1_000_000))
+            lines = f.read().splitlines()[1:][::-1]
+    for line in lines:
+        found = re.search(rb'"id":"([0-9A-HJKMNP-TV-Z]{26})"', line)
+        if found:
+            return found.group(1).decode()
+    sys.exit(f"no id found near line {n} of {path}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=int, default=500, help="corpus size in MB (default 500)")
@@ -60,6 +84,8 @@ def main():
     ap.add_argument("--dir", default=os.path.join(ROOT, "target", "throughput"))
     ap.add_argument("--no-big", action="store_true", help="skip the 2 GB and 10 GB RSS runs")
     ap.add_argument("--invalid-rate", default="0.01")
+    ap.add_argument("--only", help="comma-separated: run only the runs whose names contain one "
+                    "of these (and the bare parse)")
     args = ap.parse_args()
 
     os.makedirs(args.dir, exist_ok=True)
@@ -92,6 +118,7 @@ def main():
     slice_size = os.path.getsize(slice_)
 
     v = f"{BIN} validate -q"
+    front_id, last_id = line_id(corpus, 10), line_id(corpus, -1)
     runs = [
         # name, command, bytes it covers, threads of the bare parse it is compared with
         ("cat", f"cat {corpus}", size, 1),
@@ -104,7 +131,12 @@ def main():
         ("migrate 1->2 -j2", f"{BIN} migrate -q -j2 --to 2 {corpus_v1}", size_v1, 2),
         ("migrate 2->1 -j2", f"{BIN} migrate -q -j2 --to 1 {corpus}", size, 2),
         ("migrate 2->2 -j2", f"{BIN} migrate -q -j2 --to 2 {corpus}", size, 2),
-        ("filter -j2", f"{BIN} filter -q -j2 --status DEAD --error-type 'java.net.*' {corpus}", size, 2),
+        ("filter -j1", f"{BIN} filter -q -j1 {FILTER} {corpus}", size, 1),
+        ("filter -j2", f"{BIN} filter -q -j2 {FILTER} {corpus}", size, 2),
+        ("stats -j1", f"{BIN} stats -q -j1 {corpus}", size, 1),
+        ("stats -j2", f"{BIN} stats -q -j2 {corpus}", size, 2),
+        ("show, ID on line 10", f"{BIN} show -j2 {front_id} {corpus}", size, 2),
+        ("show, ID on the last line", f"{BIN} show -j2 {last_id} {corpus}", size, 2),
         ("redrive -j2", f"{BIN} redrive -q -j2 --at 2026-05-01T12:00:00.000Z {corpus}", size, 2),
         ("import chokaq -j1", f"{BIN} migrate -q -j1 --from chokaq {corpus_chokaq}", size_chokaq, 1),
         ("import chokaq -j2", f"{BIN} migrate -q -j2 --from chokaq {corpus_chokaq}", size_chokaq, 2),
@@ -114,6 +146,9 @@ def main():
     ]
     if not shutil.which("jq"):
         runs.pop()
+    if args.only:
+        wanted = args.only.split(",") + ["bare parse"]
+        runs = [r for r in runs if any(w in r[0] for w in wanted)]
     seconds = {name: [] for name, *_ in runs}
     peaks = {name: [] for name, *_ in runs}
     bare_seconds = {}
@@ -137,14 +172,28 @@ def main():
           f"(ratio {size / zsize:.2f}); {args.rounds} interleaved rounds, medians")
     print(f"{'run':<20} {'MB/s':>9}  {'x bare parse':>12}")
     for name, cmd, nbytes, threads in runs:
+        if name.startswith("show"):
+            continue  # seconds, below
         base = mbps[f"bare parse -j{threads}"]
         print(f"{name:<20} {mbps[name]:9.0f}  {mbps[name] / base:12.2f}")
-    print(f"validate -j2 .zst / zstd -dc: {mbps['validate -j2 .zst'] / mbps['zstd -dc']:.2f}")
+    def ratio(a, b):
+        if a in mbps and b in mbps:
+            print(f"{a} / {b}: {mbps[a] / mbps[b]:.2f}")
+    ratio("validate -j2 .zst", "zstd -dc")
+    for j in (1, 2):
+        ratio(f"filter -j{j}", f"validate -j{j}")
+        ratio(f"stats -j{j}", f"validate -j{j}")
+    for name in ("show, ID on line 10", "show, ID on the last line"):
+        if name in seconds:
+            print(f"{name}: {statistics.median(seconds[name]):.3f} s")
     for name in ("import chokaq -j1", "import chokaq -j2"):
+        if name not in seconds:
+            continue
         rows_per_s = rows_chokaq / statistics.median(seconds[name])
         print(f"{name}: {rows_per_s:,.0f} rows/s ({rows_chokaq} rows, {size_chokaq / 1e6:.0f} MB)")
     for name in ("validate -j1", "validate -j2", "validate -j2 .zst"):
-        print(f"peak RSS {name}: {max(peaks[name]) / 1024:.0f} MiB")
+        if peaks.get(name):
+            print(f"peak RSS {name}: {max(peaks[name]) / 1024:.0f} MiB")
 
     if not args.no_big:
         print()

@@ -14,10 +14,23 @@ pub fn check_line(data: &[u8]) {
     rules.check_line(&mut parser, data, &mut first);
     rules.check_line(&mut JsonParser::new(), data, &mut second);
     assert_eq!(first, second);
-    if first.is_valid() {
-        let mut errors = Vec::new();
-        assert!(JsonParser::new().parse(data, &mut errors).is_some());
+    let mut errors = Vec::new();
+    if JsonParser::new().parse(data, &mut errors).is_some() {
+        check_pretty(data);
+    } else {
+        assert!(!first.is_valid());
     }
+}
+
+/// `show`'s re-indentation of a line that passed the JSON layer: still JSON, and a second
+/// pass changes nothing (only white space between tokens was touched).
+fn check_pretty(data: &[u8]) {
+    let (mut once, mut twice) = (Vec::new(), Vec::new());
+    rdq_envelope::json::pretty(data, &mut once);
+    rdq_envelope::json::pretty(&once, &mut twice);
+    assert_eq!(once, twice);
+    let mut errors = Vec::new();
+    assert!(JsonParser::new().parse(&once, &mut errors).is_some(), "{errors:?}");
 }
 
 /// The reader over any byte stream, with a tiny cap and buffer: every byte is accounted for,

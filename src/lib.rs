@@ -13,6 +13,7 @@ pub mod migrate;
 pub mod ops;
 pub mod pipeline;
 pub mod report;
+pub mod schema;
 
 pub use diagnostic::{Diagnostic, ErrorCode, Severity};
 pub use envelope::{EnvelopeRules, OptionsError, RuleOptions, Verdict};

@@ -263,3 +263,24 @@ fn every_job_count_filters_the_same_bytes() {
     let two = run(&["filter", "-q", "-j2", "--queue", "*.*"], &input);
     assert!(one.stdout == two.stdout && !one.stdout.is_empty());
 }
+
+/// An interactive tail: a matching line comes out while the input is still open.
+#[test]
+fn line_buffered_matches_arrive_while_the_input_is_open() {
+    use std::io::{Read, Write};
+    let valid = valid_lines(&input());
+    let mut child = common::spawn(&["filter", "-q", "--line-buffered", "--queue", "*"]);
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{}", valid[0]).unwrap();
+    stdin.flush().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut got = Vec::new();
+    let mut byte = [0u8];
+    while !got.ends_with(b"\n") {
+        assert_eq!(stdout.read(&mut byte).unwrap(), 1, "output ended early");
+        got.push(byte[0]);
+    }
+    assert_eq!(got, format!("{}\n", valid[0]).into_bytes());
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

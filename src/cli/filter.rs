@@ -149,7 +149,12 @@ fn predicates(args: &FilterArgs) -> anyhow::Result<Predicates> {
 
 pub fn run(args: FilterArgs) -> anyhow::Result<Outcome> {
     let op = op(&args)?;
-    run::run_counting(&op, &args.input, &args.output, None, false, args.count)
+    if !args.count {
+        return run::run(&op, &args.input, &args.output, None, false);
+    }
+    run::run_then(&op, &args.input, &args.output, None, false, |books, out| {
+        Ok(writeln!(out, "{}", books.emitted)?)
+    })
 }
 
 /// What `batch filter` runs on every shard: the matching lines are its output, with rejects.

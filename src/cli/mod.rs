@@ -3,10 +3,14 @@
 mod batch;
 mod filter;
 mod gen;
+mod manual;
 mod migrate;
 mod progress;
 mod redrive;
 mod run;
+mod schema;
+mod show;
+mod stats;
 mod validate;
 
 use std::path::PathBuf;
@@ -65,6 +69,41 @@ enum Command {
     /// Exit status: 0 when no line was rejected, 1 when some line was, 2 when the run could
     /// not complete.
     Filter(Box<filter::FilterArgs>),
+
+    /// Count the valid envelopes per group, with attempt and redrive histograms, the
+    /// created_at range, the top error types and the arrivals per day.
+    ///
+    /// --format table draws aligned tables with bar charts (coloured only on a terminal and
+    /// without NO_COLOR); --format json prints one object, stable for scripts. Invalid lines
+    /// go to --rejects. Exit status: 0 when no line was rejected, 1 when some line was, 2 when
+    /// the run could not complete.
+    Stats(stats::StatsArgs),
+
+    /// Print the envelope with an ID, pretty (only white space changes), and with --payload
+    /// its decoded payload.
+    ///
+    /// Reading stops at the first match unless --all prints every copy. Invalid lines are
+    /// skipped silently. Exit status: 0 when an envelope had the ID, 1 when none had, 2 when
+    /// the run could not complete.
+    Show(show::ShowArgs),
+
+    /// Print the JSON Schema (draft 2020-12) of an envelope version (default: the newest).
+    ///
+    /// Every valid envelope passes the schema of its version; the schema's description lists
+    /// the rules a JSON Schema cannot express (duplicate keys, byte limits, the rules across
+    /// attempts, ...), which only validate checks. Exit status: 0, or 2 for an unsupported
+    /// --version or an unwritable output.
+    Schema(schema::SchemaArgs),
+
+    /// Print the shell completion script for SHELL.
+    ///
+    /// bash: `rdq-envelope completions bash > ~/.local/share/bash-completion/completions/rdq-envelope`;
+    /// zsh: into a folder on $fpath as `_rdq-envelope`; fish: into
+    /// ~/.config/fish/completions/rdq-envelope.fish.
+    Completions(manual::CompletionsArgs),
+
+    /// Print the manual page (roff): `rdq-envelope man | man -l -`.
+    Man(manual::ManArgs),
 
     /// Run validate, migrate or filter over every shard of a folder into another, resumably.
     ///
@@ -208,6 +247,11 @@ pub fn main() -> ExitCode {
         Command::Migrate(args) => migrate::run(args),
         Command::Redrive(args) => redrive::run(args),
         Command::Filter(args) => filter::run(*args),
+        Command::Stats(args) => stats::run(args),
+        Command::Show(args) => show::run(args),
+        Command::Completions(args) => manual::completions(args),
+        Command::Man(args) => manual::man(args),
+        Command::Schema(args) => schema::run(args),
         Command::Batch(args) => {
             // The manifest records the command's flags as clap saw them (defaults included).
             let (_, matches) = matches.subcommand().expect("a subcommand was parsed");

@@ -1,6 +1,7 @@
 //! What every command that reads envelopes does around its operation: open the outputs, run the
 //! pipeline with a progress bar, write the summary, commit the outputs, say how it went.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -43,17 +44,18 @@ pub fn run<Op: LineOperation>(
     secondary: Option<&Path>,
     messages: bool,
 ) -> anyhow::Result<Outcome> {
-    run_counting(op, input, output, secondary, messages, false)
+    run_then(op, input, output, secondary, messages, |_, _| Ok(()))
 }
 
-/// Like [`run`]; with `count_only`, the primary output gets the number of emitted lines.
-pub fn run_counting<Op: LineOperation>(
+/// Like [`run`], then `epilogue` writes what the run added up to the primary output (the count
+/// of `filter --count`, the report of `stats`), before any output is committed.
+pub fn run_then<Op: LineOperation>(
     op: &Op,
     input: &InputArgs,
     output: &OutputArgs,
     secondary: Option<&Path>,
     messages: bool,
-    count_only: bool,
+    epilogue: impl FnOnce(&Summary, &mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     let jobs = jobs(input);
@@ -103,11 +105,8 @@ pub fn run_counting<Op: LineOperation>(
         bar.finish();
     }
     let summary = result?;
-    if count_only {
-        use std::io::Write;
-        if let Some(primary) = files.primary.as_mut() {
-            writeln!(primary, "{}", summary.emitted)?;
-        }
+    if let Some(primary) = files.primary.as_mut() {
+        epilogue(&summary, primary)?;
     }
     files.commit()?;
     if !output.quiet {
@@ -199,7 +198,7 @@ pub fn outcome(summary: &Summary) -> Outcome {
 }
 
 /// The inputs in order: `-` (or none at all) is standard input.
-fn sources(files: &[PathBuf]) -> Vec<Source> {
+pub fn sources(files: &[PathBuf]) -> Vec<Source> {
     if files.is_empty() {
         return vec![Source::Stdin];
     }

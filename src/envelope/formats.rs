@@ -105,7 +105,7 @@ pub fn push_optional_timestamp(out: &mut Vec<u8>, ms: Option<i64>) {
 
 /// The proleptic-Gregorian date of a day number since 1970-01-01 (inverse of
 /// `days_from_civil`, Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;

@@ -6,9 +6,11 @@
 //! the cold path ([`scan`]), which classifies the failure or, when the line is valid JSON with
 //! numbers simd-json cannot hold, retries with same-length stand-ins for those numbers.
 
+mod pretty;
 mod scan;
 mod value;
 
+pub use pretty::pretty;
 pub use scan::MAX_DEPTH;
 pub use value::{Elements, Members, Value, ValueKind};
 

@@ -379,45 +379,19 @@ impl Scanner<'_> {
         }
     }
 
-    fn digits(&mut self) -> usize {
-        let start = self.pos;
-        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
-            self.pos += 1;
-        }
-        self.pos - start
-    }
-
     fn number(&mut self) -> Result<(), Grammar> {
         let start = self.pos;
         let tape_index = self.tape_index - 1;
-        if self.peek() == Some(b'-') {
-            self.pos += 1;
-        }
-        match self.peek() {
-            Some(b'0') => self.pos += 1,
-            Some(b'1'..=b'9') => {
-                self.digits();
+        let integer = match number_grammar(&self.line[start..]) {
+            Ok((len, integer)) => {
+                self.pos += len;
+                integer
             }
-            _ => return Err(self.malformed("a digit")),
-        }
-        let mut integer = true;
-        if self.peek() == Some(b'.') {
-            integer = false;
-            self.pos += 1;
-            if self.digits() == 0 {
+            Err(at) => {
+                self.pos = start + at;
                 return Err(self.malformed("a digit"));
             }
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            integer = false;
-            self.pos += 1;
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.pos += 1;
-            }
-            if self.digits() == 0 {
-                return Err(self.malformed("a digit"));
-            }
-        }
+        };
         let text = &self.line[start..self.pos];
         let odd = if integer {
             let value = saturating_integer(text);
@@ -629,40 +603,46 @@ pub(crate) enum NumberKind {
 
 /// The RFC 8259 number `text` is, or `None` when it is not one (`01`, `1.`, `-`, `1e`).
 pub(crate) fn number_kind(text: &[u8]) -> Option<NumberKind> {
-    let digits = |at: usize| text[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+    match number_grammar(text) {
+        Ok((len, true)) if len == text.len() => Some(NumberKind::Integer(saturating_integer(text))),
+        Ok((len, false)) if len == text.len() => Some(NumberKind::Float),
+        _ => None,
+    }
+}
+
+/// RFC 8259's `number` at the start of `text`: its length and whether it is an integer (no
+/// fraction, no exponent), or the offset where a digit was expected.
+fn number_grammar(text: &[u8]) -> Result<(usize, bool), usize> {
+    let digits = |at: usize| {
+        text.get(at..).map_or(0, |rest| {
+            rest.iter().take_while(|b| b.is_ascii_digit()).count()
+        })
+    };
     let mut at = usize::from(text.first() == Some(&b'-'));
     match text.get(at) {
         Some(b'0') => at += 1,
         Some(b'1'..=b'9') => at += digits(at),
-        _ => return None,
+        _ => return Err(at),
     }
     let int_end = at;
     if text.get(at) == Some(&b'.') {
-        let n = digits(at + 1);
-        if n == 0 {
-            return None;
+        at += 1;
+        match digits(at) {
+            0 => return Err(at),
+            n => at += n,
         }
-        at += 1 + n;
     }
     if matches!(text.get(at), Some(b'e' | b'E')) {
         at += 1;
         if matches!(text.get(at), Some(b'+' | b'-')) {
             at += 1;
         }
-        let n = digits(at);
-        if n == 0 {
-            return None;
+        match digits(at) {
+            0 => return Err(at),
+            n => at += n,
         }
-        at += n;
     }
-    if at != text.len() {
-        return None;
-    }
-    Some(if at == int_end {
-        NumberKind::Integer(saturating_integer(text))
-    } else {
-        NumberKind::Float
-    })
+    Ok((at, at == int_end))
 }
 
 /// The byte range of the number token around `index` (where simd-json stopped inside or just

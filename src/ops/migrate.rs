@@ -56,6 +56,7 @@ pub struct MigrateWorker {
 
 impl LineOperation for MigrateOp {
     type Worker = MigrateWorker;
+    type Tally = ();
 
     fn worker(&self) -> Self::Worker {
         let importer = match &self.source {

@@ -1,14 +1,21 @@
 //! The commands' per-line work, as [`LineOperation`](crate::pipeline::LineOperation)s that the
 //! parallel pipeline applies: each command of the CLI supplies one.
 
+mod fields;
 mod filter;
 mod migrate;
 mod redrive;
+mod show;
+mod stats;
 mod validate;
 
 pub use filter::{FilterOp, FilterWorker, Glob, Predicates};
 pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use redrive::{RedriveOp, RedriveWorker};
+pub use show::{ShowOp, ShowPayload, ShowWorker};
+pub use stats::{
+    Bucket, CreatedRange, Day, ErrorType, Group, GroupBy, Stats, StatsOp, StatsReport, MAX_KEYS,
+};
 pub use validate::{ReportFormat, ValidateOp};
 
 use crate::diagnostic::Diagnostic;
@@ -47,11 +54,11 @@ fn judge<'p>(
 }
 
 /// Counts a rejected line's codes and, with `write_rejects`, writes its reject record.
-fn reject(
+fn reject<T>(
     verdict: &Verdict,
     at: Position<'_>,
     line: &Line<'_>,
-    out: &mut ChunkOutput,
+    out: &mut ChunkOutput<T>,
     write_rejects: bool,
 ) -> Action {
     out.summary.tally_errors(&verdict.errors);

@@ -32,6 +32,7 @@ pub struct RedriveWorker {
 
 impl LineOperation for RedriveOp {
     type Worker = RedriveWorker;
+    type Tally = ();
 
     fn worker(&self) -> Self::Worker {
         RedriveWorker::default()

@@ -34,6 +34,7 @@ pub struct ValidateOp {
 
 impl LineOperation for ValidateOp {
     type Worker = (JsonParser, Verdict);
+    type Tally = ();
 
     fn worker(&self) -> Self::Worker {
         (JsonParser::new(), Verdict::default())

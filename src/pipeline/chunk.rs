@@ -27,7 +27,7 @@ struct LineSpan {
 
 /// What a worker wrote for the lines of one chunk, and their books.
 #[derive(Debug, Default)]
-pub struct ChunkOutput {
+pub struct ChunkOutput<T = ()> {
     /// Bytes for the primary output.
     pub primary: Vec<u8>,
     /// Bytes for the second data output (`--valid-out`, `--warnings-out`).
@@ -38,15 +38,22 @@ pub struct ChunkOutput {
     pub messages: Vec<u8>,
     /// The books of these lines.
     pub summary: Summary,
+    /// What the operation adds up beside the books ([`LineOperation::Tally`]); the writer
+    /// empties it through [`LineOperation::merge_tally`].
+    pub tally: T,
+    /// Set by an operation that needs no more input: the run ends once this chunk's output
+    /// is written (`show` without `--all`).
+    pub stop: bool,
 }
 
-impl ChunkOutput {
+impl<T> ChunkOutput<T> {
     fn clear(&mut self) {
         self.primary.clear();
         self.secondary.clear();
         self.rejects.clear();
         self.messages.clear();
         self.summary.clear();
+        self.stop = false;
     }
 }
 
@@ -62,7 +69,7 @@ pub(super) struct InputFailure {
 }
 
 #[derive(Debug, Default)]
-pub(super) struct Chunk {
+pub(super) struct Chunk<T = ()> {
     /// Position in the run: the writer restores this order.
     pub seq: u64,
     /// Index of the source the lines come from.
@@ -74,10 +81,10 @@ pub(super) struct Chunk {
     pub bytes_in: u64,
     /// Set on the last chunk of a source that could not be read to its end.
     pub failure: Option<InputFailure>,
-    pub out: ChunkOutput,
+    pub out: ChunkOutput<T>,
 }
 
-impl Chunk {
+impl<T> Chunk<T> {
     pub fn reset(&mut self, seq: u64, source: usize) {
         self.seq = seq;
         self.source = source;
@@ -113,7 +120,12 @@ impl Chunk {
     }
 
     /// Applies `op` to every line, writing into `self.out`.
-    pub fn process<Op: LineOperation>(&mut self, op: &Op, state: &mut Op::Worker, source: &str) {
+    pub fn process<Op: LineOperation<Tally = T>>(
+        &mut self,
+        op: &Op,
+        state: &mut Op::Worker,
+        source: &str,
+    ) {
         let books = &mut self.out.summary;
         books.lines += self.spans.len() as u64;
         for span in &self.spans {

@@ -71,9 +71,20 @@ pub struct SourceLine<'a> {
 /// [`Action`] names. The operation writes its own output (diagnostics, the emitted line, the
 /// reject record) into the chunk's [`ChunkOutput`] and tallies codes there
 /// ([`Summary::tally_errors`], [`Summary::tally_warnings`]).
+///
+/// An operation that adds up more than the books (`stats`) keeps a per-chunk [`Tally`]
+/// (`ChunkOutput::tally`), which the writer hands to [`merge_tally`] in input order, so the
+/// total is the same whatever the worker count. An operation that has seen what it needs
+/// (`show`'s first match) sets [`ChunkOutput::stop`]: the run ends after that chunk's output.
+///
+/// [`Tally`]: LineOperation::Tally
+/// [`merge_tally`]: LineOperation::merge_tally
 pub trait LineOperation: Sync {
     /// Per-thread state, made once per worker and reused for every line (parsers, scratch).
     type Worker: Send;
+
+    /// What one chunk's lines add up to beside the books; `()` for most operations.
+    type Tally: Default + Send + 'static;
 
     /// Fresh per-thread state.
     fn worker(&self) -> Self::Worker;
@@ -83,8 +94,14 @@ pub trait LineOperation: Sync {
         &self,
         worker: &mut Self::Worker,
         line: SourceLine<'_>,
-        out: &mut ChunkOutput,
+        out: &mut ChunkOutput<Self::Tally>,
     ) -> Action;
+
+    /// Adds a finished chunk's tally to the run's, on the writer's thread, in input order. It
+    /// should leave `tally` empty: the chunk, and its tally's capacity, is reused.
+    fn merge_tally(&self, tally: &mut Self::Tally) {
+        let _ = tally;
+    }
 }
 
 /// Where the input comes from.
@@ -187,6 +204,7 @@ pub enum PipelineError {
 /// struct Dead;
 /// impl LineOperation for Dead {
 ///     type Worker = ();
+///     type Tally = ();
 ///     fn worker(&self) {}
 ///     fn apply(&self, _: &mut (), line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
 ///         if memchr::memmem::find(line.line.content, b"DEAD").is_none() {
@@ -220,9 +238,9 @@ pub fn run<Op: LineOperation>(
     let names: Vec<String> = sources.iter().map(Source::name).collect();
     let stop = Arc::new(AtomicBool::new(false));
 
-    let (free_tx, free_rx) = unbounded::<Chunk>();
-    let (work_tx, work_rx) = bounded::<Chunk>(pool);
-    let (done_tx, done_rx) = unbounded::<Chunk>();
+    let (free_tx, free_rx) = unbounded::<Chunk<Op::Tally>>();
+    let (work_tx, work_rx) = bounded::<Chunk<Op::Tally>>(pool);
+    let (done_tx, done_rx) = unbounded::<Chunk<Op::Tally>>();
     // Never sent on: dropping it tells the workers to stop, even while the reader is blocked.
     let (stop_tx, stop_rx) = bounded::<()>(0);
     for _ in 0..pool {
@@ -256,6 +274,7 @@ pub fn run<Op: LineOperation>(
         }
         drop(done_tx);
         let result = write_in_order(
+            op,
             &done_rx,
             &free_tx,
             names,
@@ -263,7 +282,7 @@ pub fn run<Op: LineOperation>(
             options.line_buffered,
             progress.as_deref(),
         );
-        if result.is_err() {
+        if !matches!(result, Ok(Ending::Read(_))) {
             stop.store(true, Ordering::Relaxed);
         }
         drop(stop_tx);
@@ -278,24 +297,42 @@ pub fn run<Op: LineOperation>(
         result
     });
     // After an input error the reader has sent its last chunk and is ending; after an output
-    // error it may be blocked on a silent pipe, so it is left to end with the process.
-    if !matches!(result, Err(PipelineError::Output(_))) {
-        let _ = reader.join();
+    // error or an early stop it may be blocked on a silent pipe, so it is left to end with the
+    // process (it stops at its next chunk).
+    match result {
+        Ok(Ending::Read(books)) => {
+            let _ = reader.join();
+            Ok(books)
+        }
+        Ok(Ending::Stopped(books)) => Ok(books),
+        Err(error) => {
+            if !matches!(error, PipelineError::Output(_)) {
+                let _ = reader.join();
+            }
+            Err(error)
+        }
     }
-    result
+}
+
+/// How the writer's loop ended, with the books of the lines it wrote.
+enum Ending {
+    /// Every input was read to its end.
+    Read(Summary),
+    /// An operation set [`ChunkOutput::stop`]: the lines after that chunk were not read.
+    Stopped(Summary),
 }
 
 /// The reader thread: every source in order, framed on its own, into chunks.
-fn read_sources(
+fn read_sources<T: Default>(
     sources: Vec<Source>,
     options: &PipelineOptions,
-    free: &Receiver<Chunk>,
-    work: &Sender<Chunk>,
+    free: &Receiver<Chunk<T>>,
+    work: &Sender<Chunk<T>>,
     stop: &AtomicBool,
     progress: Option<Arc<Progress>>,
 ) {
     let mut seq = 0u64;
-    let mut next_chunk = |source: usize| -> Option<Chunk> {
+    let mut next_chunk = |source: usize| -> Option<Chunk<T>> {
         if stop.load(Ordering::Relaxed) {
             return None;
         }
@@ -393,8 +430,8 @@ fn open(source: Source, progress: Option<Arc<Progress>>) -> io::Result<Box<dyn R
 fn work<Op: LineOperation>(
     op: &Op,
     names: &[String],
-    work: &Receiver<Chunk>,
-    done: &Sender<Chunk>,
+    work: &Receiver<Chunk<Op::Tally>>,
+    done: &Sender<Chunk<Op::Tally>>,
     stop: &Receiver<()>,
 ) {
     let mut state = op.worker();
@@ -414,17 +451,18 @@ fn work<Op: LineOperation>(
 }
 
 /// The writer: chunks back in sequence order, their outputs written, their books added up.
-fn write_in_order(
-    done: &Receiver<Chunk>,
-    free: &Sender<Chunk>,
+fn write_in_order<Op: LineOperation>(
+    op: &Op,
+    done: &Receiver<Chunk<Op::Tally>>,
+    free: &Sender<Chunk<Op::Tally>>,
     names: &[String],
     outputs: &mut Outputs<'_>,
     flush_each: bool,
     progress: Option<&Progress>,
-) -> Result<Summary, PipelineError> {
+) -> Result<Ending, PipelineError> {
     let mut books = Summary::default();
     // Chunks that finished before an earlier one, by sequence number. At most the pool's size.
-    let mut waiting: std::collections::BTreeMap<u64, Chunk> = std::collections::BTreeMap::new();
+    let mut waiting = std::collections::BTreeMap::<u64, Chunk<Op::Tally>>::new();
     let mut next = 0u64;
     for chunk in done {
         waiting.insert(chunk.seq, chunk);
@@ -432,6 +470,7 @@ fn write_in_order(
             next += 1;
             write_chunk(&chunk.out, outputs, flush_each).map_err(PipelineError::Output)?;
             books.merge(&chunk.out.summary);
+            op.merge_tally(&mut chunk.out.tally);
             books.bytes_in += chunk.bytes_in;
             if let Some(progress) = progress {
                 progress.add_lines(chunk.out.summary.lines);
@@ -445,15 +484,22 @@ fn write_in_order(
                     error: failure.error,
                 });
             }
+            if chunk.out.stop {
+                return Ok(Ending::Stopped(books));
+            }
             // The reader may be gone (it sent its last chunk): the chunk is simply dropped.
             let _ = free.send(chunk);
         }
     }
     debug_assert!(waiting.is_empty(), "every chunk came back");
-    Ok(books)
+    Ok(Ending::Read(books))
 }
 
-fn write_chunk(out: &ChunkOutput, outputs: &mut Outputs<'_>, flush_each: bool) -> io::Result<()> {
+fn write_chunk<T>(
+    out: &ChunkOutput<T>,
+    outputs: &mut Outputs<'_>,
+    flush_each: bool,
+) -> io::Result<()> {
     let sinks = [
         (outputs.primary.as_deref_mut(), &out.primary),
         (outputs.secondary.as_deref_mut(), &out.secondary),

@@ -1,0 +1,51 @@
+//! `rdq-envelope completions SHELL` and `rdq-envelope man`: both generated from the argument
+//! definitions, so they never drift from the command line.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, CommandFactory};
+
+use super::{Cli, Outcome};
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
+}
+
+#[derive(Args, Debug)]
+pub struct ManArgs {
+    /// Write a page per subcommand (rdq-envelope-validate.1, ...) and the main page into DIR,
+    /// instead of the main page on standard output.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+pub fn completions(args: CompletionsArgs) -> anyhow::Result<Outcome> {
+    let mut command = Cli::command();
+    let mut out = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "rdq-envelope", &mut out);
+    std::io::stdout().write_all(&out)?;
+    Ok(Outcome::Clean)
+}
+
+pub fn man(args: ManArgs) -> anyhow::Result<Outcome> {
+    let command = Cli::command();
+    match args.dir {
+        Some(dir) => {
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("{}: cannot create the folder", dir.display()))?;
+            clap_mangen::generate_to(command, &dir)
+                .with_context(|| format!("{}: cannot write the pages", dir.display()))?;
+        }
+        None => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(command).render(&mut out)?;
+            std::io::stdout().write_all(&out)?;
+        }
+    }
+    Ok(Outcome::Clean)
+}

@@ -1,0 +1,546 @@
+//! `stats`: what a stream of envelopes looks like at a glance (CLI.md): counts per group,
+//! attempt and redrive histograms, the `created_at` range, the top error types and the
+//! arrivals per day.
+//!
+//! Each chunk adds its lines into its own [`Stats`] (the operation's tally); the writer merges
+//! those into the run's total in input order, so the figures, and which groups are kept when
+//! there are too many to keep, do not depend on the worker count.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use super::fields::{error_type, text, Fields};
+use crate::envelope::formats::{civil_from_days, parse_timestamp, push_timestamp};
+use crate::envelope::{EnvelopeRules, Verdict};
+use crate::json::{JsonParser, Value};
+use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
+use crate::report::Summary;
+
+/// At most this many distinct keys are kept per table (groups, error types); later new keys
+/// are counted together as "other". Memory stays bounded whatever the input holds: a hostile
+/// stream of unique queue names costs at most this many entries.
+pub const MAX_KEYS: usize = 100_000;
+
+const MS_PER_DAY: i64 = 86_400_000;
+
+/// What `stats --by` groups the envelopes by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GroupBy {
+    /// `queue`.
+    #[default]
+    Queue,
+    /// `handler_ref`.
+    Handler,
+    /// `status`.
+    Status,
+    /// The last attempt's `error.type` (`(none)` without one): what finally failed.
+    ErrorType,
+    /// The last attempt's `outcome` (`(no attempts)` without one).
+    Outcome,
+    /// The UTC day of `created_at`.
+    Day,
+}
+
+impl GroupBy {
+    /// The name `--by` takes and the report shows.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupBy::Queue => "queue",
+            GroupBy::Handler => "handler",
+            GroupBy::Status => "status",
+            GroupBy::ErrorType => "error_type",
+            GroupBy::Outcome => "outcome",
+            GroupBy::Day => "day",
+        }
+    }
+}
+
+/// Counts per string key, with at most [`MAX_KEYS`] keys; the rest go to `other`.
+#[derive(Debug, Default, Clone)]
+struct Counts<V> {
+    by_key: HashMap<String, V, foldhash::fast::RandomState>,
+    other: V,
+}
+
+impl<V: Default + AddAssign> Counts<V> {
+    /// Allocates only for a key not seen before.
+    fn add(&mut self, key: &str, value: V) {
+        if let Some(slot) = self.by_key.get_mut(key) {
+            *slot += value;
+        } else if self.by_key.len() < MAX_KEYS {
+            self.by_key.insert(key.to_owned(), value);
+        } else {
+            self.other += value;
+        }
+    }
+
+    /// Moves `other`'s counts in (leaving it empty, its capacity kept).
+    fn drain_into(&mut self, total: &mut Self) {
+        for (key, value) in self.by_key.drain() {
+            if let Some(slot) = total.by_key.get_mut(&key) {
+                *slot += value;
+            } else if total.by_key.len() < MAX_KEYS {
+                total.by_key.insert(key, value);
+            } else {
+                total.other += value;
+            }
+        }
+        total.other += std::mem::take(&mut self.other);
+    }
+}
+
+/// Counts per ordered key (a histogram's values, days), with at most [`MAX_KEYS`] buckets; the
+/// rest go to `other`.
+#[derive(Debug, Clone)]
+struct Histogram<K> {
+    buckets: BTreeMap<K, u64>,
+    other: u64,
+}
+
+impl<K> Default for Histogram<K> {
+    fn default() -> Self {
+        Histogram {
+            buckets: BTreeMap::new(),
+            other: 0,
+        }
+    }
+}
+
+impl<K: Ord + Copy> Histogram<K> {
+    fn add(&mut self, key: K, n: u64) {
+        if let Some(count) = self.buckets.get_mut(&key) {
+            *count += n;
+        } else if self.buckets.len() < MAX_KEYS {
+            self.buckets.insert(key, n);
+        } else {
+            self.other += n;
+        }
+    }
+
+    /// Moves the counts into `total`, leaving `self` empty.
+    fn drain_into(&mut self, total: &mut Self) {
+        for (key, n) in std::mem::take(&mut self.buckets) {
+            total.add(key, n);
+        }
+        total.other += std::mem::take(&mut self.other);
+    }
+}
+
+/// `+=` for the count types of [`Counts`].
+trait AddAssign: std::ops::AddAssign + Copy {}
+impl<T: std::ops::AddAssign + Copy> AddAssign for T {}
+
+/// Failures with one error type.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct ErrorCounts {
+    /// Attempts that failed with it.
+    attempts: u64,
+    /// Envelopes whose last attempt failed with it.
+    last: u64,
+}
+
+impl std::ops::AddAssign for ErrorCounts {
+    fn add_assign(&mut self, other: Self) {
+        self.attempts += other.attempts;
+        self.last += other.last;
+    }
+}
+
+/// The aggregates of some valid envelopes. Adding is commutative except for which keys are
+/// kept past [`MAX_KEYS`], which is why totals are merged in input order.
+#[derive(Debug, Default, Clone)]
+pub struct Stats {
+    envelopes: u64,
+    groups: Counts<u64>,
+    /// By the number of attempt records (the whole history across redrives).
+    attempts: Histogram<u64>,
+    /// By `redrive_count`.
+    redrives: Histogram<u64>,
+    /// The first and last `created_at`, in milliseconds.
+    created: Option<(i64, i64)>,
+    error_types: Counts<ErrorCounts>,
+    /// Arrivals by UTC day number (days since 1970-01-01).
+    days: Histogram<i64>,
+}
+
+impl Stats {
+    /// Adds one valid envelope.
+    pub fn add(&mut self, root: Value<'_>, by: GroupBy) {
+        let fields = Fields::of(root);
+        self.envelopes += 1;
+        let created = fields
+            .created_at
+            .and_then(|v| v.as_str())
+            .and_then(parse_timestamp);
+        if let Some(ms) = created {
+            self.created = Some(match self.created {
+                Some((first, last)) => (first.min(ms), last.max(ms)),
+                None => (ms, ms),
+            });
+            self.days.add(ms.div_euclid(MS_PER_DAY), 1);
+        }
+        let count = fields.attempts.map_or(0, |a| a.len());
+        self.attempts.add(count as u64, 1);
+        let redrives = fields
+            .redrive_count
+            .and_then(|v| v.as_integer())
+            .and_then(|n| u64::try_from(n).ok())
+            .unwrap_or(0);
+        self.redrives.add(redrives, 1);
+
+        // One walk over the attempts: every error type, and the last attempt.
+        let mut last = None;
+        for (i, attempt) in fields
+            .attempts
+            .iter()
+            .flat_map(|a| a.elements())
+            .enumerate()
+        {
+            let is_last = i + 1 == count;
+            if let Some(kind) = error_type(attempt) {
+                let last = u64::from(is_last);
+                self.error_types
+                    .add(kind, ErrorCounts { attempts: 1, last });
+            }
+            if is_last {
+                last = Some(attempt);
+            }
+        }
+        let mut day = [0u8; 10];
+        let key = match by {
+            GroupBy::Queue => text(fields.queue),
+            GroupBy::Handler => text(fields.handler_ref),
+            GroupBy::Status => text(fields.status),
+            GroupBy::ErrorType => last.and_then(error_type).unwrap_or("(none)"),
+            GroupBy::Outcome => last
+                .and_then(|a| a.get("outcome"))
+                .and_then(|o| o.as_str())
+                .unwrap_or("(no attempts)"),
+            GroupBy::Day => match created {
+                Some(ms) => day_text(ms, &mut day),
+                None => "(none)",
+            },
+        };
+        self.groups.add(key, 1);
+    }
+
+    /// Moves `self`'s counts into `total`, leaving `self` empty with its capacity kept.
+    pub fn drain_into(&mut self, total: &mut Stats) {
+        total.envelopes += std::mem::take(&mut self.envelopes);
+        self.groups.drain_into(&mut total.groups);
+        self.attempts.drain_into(&mut total.attempts);
+        self.redrives.drain_into(&mut total.redrives);
+        if let Some((first, last)) = self.created.take() {
+            total.created = Some(match total.created {
+                Some((f, l)) => (f.min(first), l.max(last)),
+                None => (first, last),
+            });
+        }
+        self.error_types.drain_into(&mut total.error_types);
+        self.days.drain_into(&mut total.days);
+    }
+
+    /// The report: groups by count (largest first, then by key), the `top` error types by
+    /// failed attempts, histograms and days in ascending order. `books` supplies the line
+    /// counts.
+    pub fn report(&self, by: GroupBy, top: usize, books: &Summary) -> StatsReport {
+        let mut groups: Vec<Group> = self
+            .groups
+            .by_key
+            .iter()
+            .map(|(key, &count)| Group {
+                key: key.clone(),
+                count,
+            })
+            .collect();
+        groups.sort_unstable_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
+        let mut error_types: Vec<ErrorType> = self
+            .error_types
+            .by_key
+            .iter()
+            .map(|(key, counts)| ErrorType {
+                error_type: key.clone(),
+                attempts: counts.attempts,
+                last_attempt: counts.last,
+            })
+            .collect();
+        error_types.sort_unstable_by(|a, b| {
+            (b.attempts, b.last_attempt)
+                .cmp(&(a.attempts, a.last_attempt))
+                .then_with(|| a.error_type.cmp(&b.error_type))
+        });
+        let distinct_error_types = error_types.len() as u64;
+        error_types.truncate(top);
+        let timestamp = |ms: i64| {
+            let mut text = Vec::with_capacity(24);
+            push_timestamp(&mut text, ms);
+            String::from_utf8(text).expect("a timestamp is ASCII")
+        };
+        StatsReport {
+            lines: books.lines,
+            blank: books.blank,
+            rejected: books.rejected,
+            envelopes: self.envelopes,
+            by: by.name(),
+            groups,
+            groups_other: self.groups.other,
+            created_at: self.created.map(|(first, last)| CreatedRange {
+                first: timestamp(first),
+                last: timestamp(last),
+            }),
+            attempts: histogram(&self.attempts.buckets),
+            attempts_other: self.attempts.other,
+            redrives: histogram(&self.redrives.buckets),
+            redrives_other: self.redrives.other,
+            top_error_types: error_types,
+            distinct_error_types,
+            error_types_other: self.error_types.other.attempts,
+            arrivals_other: self.days.other,
+            arrivals_per_day: self
+                .days
+                .buckets
+                .iter()
+                .map(|(&day, &count)| Day {
+                    day: day_text(day * MS_PER_DAY, &mut [0; 10]).to_owned(),
+                    count,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `YYYY-MM-DD` (UTC) of a time, written into `buffer`.
+fn day_text(ms: i64, buffer: &mut [u8; 10]) -> &str {
+    let (year, month, day) = civil_from_days(ms.div_euclid(MS_PER_DAY));
+    let digits = [
+        year / 1000 % 10,
+        year / 100 % 10,
+        year / 10 % 10,
+        year % 10,
+        -1,
+        month / 10,
+        month % 10,
+        -1,
+        day / 10,
+        day % 10,
+    ];
+    for (slot, digit) in buffer.iter_mut().zip(digits) {
+        *slot = if digit < 0 { b'-' } else { b'0' + digit as u8 };
+    }
+    std::str::from_utf8(buffer).expect("digits and dashes are ASCII")
+}
+
+fn histogram(counts: &BTreeMap<u64, u64>) -> Vec<Bucket> {
+    counts
+        .iter()
+        .map(|(&value, &count)| Bucket { value, count })
+        .collect()
+}
+
+/// What `stats` reports (`--format json` prints it as is; the table form draws it).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct StatsReport {
+    /// Every line read, blank ones included.
+    pub lines: u64,
+    /// Blank lines.
+    pub blank: u64,
+    /// Lines that broke a rule (not counted below).
+    pub rejected: u64,
+    /// Valid envelopes: everything below counts these.
+    pub envelopes: u64,
+    /// What the groups are (`--by`).
+    pub by: &'static str,
+    /// Envelopes per group, largest first.
+    pub groups: Vec<Group>,
+    /// Envelopes of groups past the first [`MAX_KEYS`] distinct ones.
+    pub groups_other: u64,
+    /// The earliest and latest `created_at`; null without envelopes.
+    pub created_at: Option<CreatedRange>,
+    /// Envelopes by their number of attempt records.
+    pub attempts: Vec<Bucket>,
+    /// Envelopes whose number of attempt records was past the first [`MAX_KEYS`] distinct ones.
+    pub attempts_other: u64,
+    /// Envelopes by `redrive_count`.
+    pub redrives: Vec<Bucket>,
+    /// Envelopes whose `redrive_count` was past the first [`MAX_KEYS`] distinct ones.
+    pub redrives_other: u64,
+    /// The error types of most failed attempts.
+    pub top_error_types: Vec<ErrorType>,
+    /// How many error types there are in all (up to [`MAX_KEYS`]).
+    pub distinct_error_types: u64,
+    /// Failed attempts whose error types were past the first [`MAX_KEYS`].
+    pub error_types_other: u64,
+    /// Envelopes by the UTC day of `created_at`.
+    pub arrivals_per_day: Vec<Day>,
+    /// Envelopes created on days past the first [`MAX_KEYS`] distinct ones.
+    pub arrivals_other: u64,
+}
+
+/// One group's count.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Group {
+    /// The group's value.
+    pub key: String,
+    /// Envelopes in it.
+    pub count: u64,
+}
+
+/// The first and last `created_at`.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct CreatedRange {
+    /// The earliest.
+    pub first: String,
+    /// The latest.
+    pub last: String,
+}
+
+/// One histogram bucket.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Bucket {
+    /// The value counted (attempt records, redrives).
+    pub value: u64,
+    /// Envelopes with it.
+    pub count: u64,
+}
+
+/// One error type's failures.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ErrorType {
+    /// `error.type`.
+    #[serde(rename = "type")]
+    pub error_type: String,
+    /// Attempts that failed with it.
+    pub attempts: u64,
+    /// Envelopes whose last attempt failed with it.
+    pub last_attempt: u64,
+}
+
+/// Arrivals on one day.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Day {
+    /// `YYYY-MM-DD`, UTC.
+    pub day: String,
+    /// Envelopes created that day.
+    pub count: u64,
+}
+
+/// The `stats` operation: every valid envelope added to the aggregates, invalid lines to the
+/// rejects. Nothing goes to the primary output while it runs; [`StatsOp::report`] is the
+/// result.
+#[derive(Debug)]
+pub struct StatsOp {
+    /// The rules every line is judged by first.
+    pub rules: EnvelopeRules,
+    /// What the groups are.
+    pub by: GroupBy,
+    /// Write reject records.
+    pub write_rejects: bool,
+    /// The reader cap, for the `LINE_TOO_LONG` message.
+    pub max_line_bytes: usize,
+    total: Mutex<Stats>,
+}
+
+impl StatsOp {
+    /// A `stats` run grouping by `by`.
+    pub fn new(
+        rules: EnvelopeRules,
+        by: GroupBy,
+        write_rejects: bool,
+        max_line_bytes: usize,
+    ) -> Self {
+        StatsOp {
+            rules,
+            by,
+            write_rejects,
+            max_line_bytes,
+            total: Mutex::default(),
+        }
+    }
+
+    /// The report of what the run added up.
+    pub fn report(&self, top: usize, books: &Summary) -> StatsReport {
+        let total = self.total.lock().unwrap_or_else(|e| e.into_inner());
+        total.report(self.by, top, books)
+    }
+}
+
+impl LineOperation for StatsOp {
+    type Worker = (JsonParser, Verdict);
+    type Tally = Stats;
+
+    fn worker(&self) -> Self::Worker {
+        (JsonParser::new(), Verdict::default())
+    }
+
+    fn apply(
+        &self,
+        (parser, verdict): &mut Self::Worker,
+        SourceLine { source, line }: SourceLine<'_>,
+        out: &mut ChunkOutput<Stats>,
+    ) -> Action {
+        let doc = super::judge(&self.rules, parser, &line, self.max_line_bytes, verdict);
+        match doc {
+            Some(doc) if verdict.is_valid() => {
+                out.summary.tally_warnings(&verdict.warnings);
+                out.tally.add(doc.root(), self.by);
+                Action::Emit
+            }
+            _ => {
+                let at = super::position(source, &line);
+                super::reject(verdict, at, &line, out, self.write_rejects)
+            }
+        }
+    }
+
+    fn merge_tally(&self, tally: &mut Stats) {
+        // Only the writer's thread takes this lock.
+        let mut total = self.total.lock().unwrap_or_else(|e| e.into_inner());
+        tally.drain_into(&mut total);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Counts, Histogram, MAX_KEYS};
+
+    #[test]
+    fn histogram_buckets_past_the_cap_are_counted_as_other() {
+        let mut total = Histogram::<u64>::default();
+        let mut chunk = Histogram::<u64>::default();
+        for value in 0..MAX_KEYS as u64 + 3 {
+            chunk.add(value, 1);
+        }
+        assert_eq!((chunk.buckets.len(), chunk.other), (MAX_KEYS, 3));
+        chunk.add(7, 2);
+        chunk.drain_into(&mut total);
+        assert!(chunk.buckets.is_empty() && chunk.other == 0, "drained");
+        assert_eq!(
+            (total.buckets.len(), total.other, total.buckets[&7]),
+            (MAX_KEYS, 3, 3)
+        );
+    }
+
+    #[test]
+    fn keys_past_the_cap_are_counted_as_other_in_input_order() {
+        let mut total = Counts::<u64>::default();
+        let mut chunk = Counts::<u64>::default();
+        for i in 0..MAX_KEYS {
+            chunk.add(&format!("k{i}"), 1);
+        }
+        chunk.add("k0", 1);
+        chunk.drain_into(&mut total);
+        assert!(chunk.by_key.is_empty() && chunk.other == 0, "drained");
+        assert_eq!(
+            (total.by_key.len(), total.other, total.by_key["k0"]),
+            (MAX_KEYS, 0, 2)
+        );
+        chunk.add("late", 5);
+        chunk.add("k1", 1);
+        chunk.drain_into(&mut total);
+        assert_eq!(total.other, 5, "a new key past the cap goes to other");
+        assert_eq!(total.by_key["k1"], 2, "a known key still counts as itself");
+        assert!(!total.by_key.contains_key("late"));
+    }
+}

@@ -1,0 +1,80 @@
+//! Golden tests of `completions` and `man`: generated from the argument definitions, they name
+//! every subcommand and flag, and the bash script is valid bash.
+
+mod common;
+use common::{run, scratch, stderr, stdout};
+
+const SUBCOMMANDS: [&str; 10] = [
+    "validate",
+    "gen",
+    "migrate",
+    "redrive",
+    "filter",
+    "stats",
+    "show",
+    "schema",
+    "completions",
+    "man",
+];
+
+#[test]
+fn completions_name_every_subcommand_for_every_shell() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = run(&["completions", shell], b"");
+        assert_eq!(out.status.code(), Some(0), "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        for sub in SUBCOMMANDS {
+            assert!(script.contains(sub), "{shell} completes {sub}");
+        }
+        assert!(
+            script.contains("payload-contains"),
+            "{shell} completes flags"
+        );
+    }
+    let out = run(&["completions", "tcsh"], b"");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn the_bash_script_is_valid_bash() {
+    let dir = scratch("completions");
+    let path = dir.join("rdq-envelope.bash");
+    std::fs::write(&path, run(&["completions", "bash"], b"").stdout).unwrap();
+    match std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&path)
+        .status()
+    {
+        Ok(status) => assert!(status.success(), "bash -n {}", path.display()),
+        Err(_) => eprintln!("skipped: no bash on this machine"),
+    }
+}
+
+#[test]
+fn the_man_page_is_roff_and_lists_every_subcommand() {
+    let out = run(&["man"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let page = stdout(&out);
+    assert!(
+        page.starts_with(".ie"),
+        "roff: {}",
+        &page[..40.min(page.len())]
+    );
+    assert!(page.contains(".TH rdq-envelope 1"));
+    for sub in SUBCOMMANDS {
+        assert!(
+            page.contains(&format!("rdq\\-envelope\\-{sub}(1)")),
+            "{sub}"
+        );
+    }
+
+    let dir = scratch("man");
+    let out = run(&["man", "--dir", dir.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for sub in SUBCOMMANDS {
+        let page = std::fs::read_to_string(dir.join(format!("rdq-envelope-{sub}.1"))).unwrap();
+        assert!(page.contains(".SH OPTIONS") || sub == "man", "{sub}");
+    }
+    let filter = std::fs::read_to_string(dir.join("rdq-envelope-filter.1")).unwrap();
+    assert!(filter.contains("payload\\-contains"));
+}
