@@ -300,21 +300,43 @@ impl Batch {
                 });
             }
             drop(commit_tx);
+            // Owned here: returning early drops it, and the workers' next send fails.
+            let commit_rx = commit_rx;
             let mut manifest = manifest;
             let mut ran = Summary::default();
-            for (i, written) in commit_rx {
+            let mut recorder = Recorder::default();
+            loop {
+                // A shard done is recorded when the next one is, or once the write is due.
+                let received = match recorder.due_in() {
+                    Some(wait) => commit_rx
+                        .recv_timeout(wait)
+                        .map_err(|e| e.is_disconnected()),
+                    None => commit_rx.recv().map_err(|_| true),
+                };
+                let (i, written) = match received {
+                    Ok(shard) => shard,
+                    Err(true) => break,
+                    Err(false) => {
+                        if let Err(e) = recorder.record(|| self.write_manifest(&manifest), false) {
+                            next.store(todo.len(), Ordering::Relaxed);
+                            return Err(e);
+                        }
+                        continue;
+                    }
+                };
                 let entry = self.settle(i, manifest.shards[i].clone(), written);
                 if let State::Done { summary, .. } = &entry.state {
                     ran.merge(summary);
                 }
                 self.say(&entry);
                 manifest.shards[i] = entry;
-                if let Err(e) = self.write_manifest(&manifest) {
+                if let Err(e) = recorder.record(|| self.write_manifest(&manifest), false) {
                     // Work the manifest cannot record would be redone anyway: stop.
                     next.store(todo.len(), Ordering::Relaxed);
                     return Err(e);
                 }
             }
+            recorder.record(|| self.write_manifest(&manifest), true)?;
             Ok((manifest, ran))
         })?;
         ran.seconds = started.elapsed().as_secs_f64();
@@ -683,6 +705,48 @@ impl Batch {
                 );
             }
         }
+        Ok(())
+    }
+}
+
+/// When the manifest is rewritten: after each shard, unless that would take more than a tenth
+/// of the time. With thousands of small shards the manifest is megabytes, and rewriting it
+/// after every one would cost more than the shards (quadratic in their number); then it is
+/// rewritten after every few, and a stopped run redoes the few it had not recorded.
+#[derive(Default)]
+struct Recorder {
+    /// When the last write ended, and how long it took.
+    last: Option<(Instant, std::time::Duration)>,
+    /// Whether something is not written yet.
+    behind: bool,
+}
+
+impl Recorder {
+    /// How long until a write not yet made is due; `None` when nothing waits.
+    fn due_in(&self) -> Option<std::time::Duration> {
+        match self.last {
+            Some((ended, took)) if self.behind => Some((took * 10).saturating_sub(ended.elapsed())),
+            _ => None,
+        }
+    }
+
+    /// Writes when something is behind and the write is due (or `last`).
+    fn record(
+        &mut self,
+        write: impl FnOnce() -> anyhow::Result<()>,
+        last: bool,
+    ) -> anyhow::Result<()> {
+        if !last {
+            self.behind = true;
+        }
+        let due = self.due_in().is_none_or(|wait| wait.is_zero());
+        if !self.behind || !(due || last) {
+            return Ok(());
+        }
+        let started = Instant::now();
+        write()?;
+        self.last = Some((Instant::now(), started.elapsed()));
+        self.behind = false;
         Ok(())
     }
 }
