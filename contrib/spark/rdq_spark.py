@@ -20,6 +20,7 @@ the executors through SparkContext.addFile (like spark-submit --files).
 
 import argparse
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -88,7 +89,11 @@ def main(argv):
     args = parse_args(argv)
     in_dir = os.path.abspath(args.in_dir)
     out_dir = os.path.abspath(args.out_dir)
-    binary = os.path.abspath(args.binary) if os.sep in args.binary else args.binary
+    binary = shutil.which(args.binary)
+    if binary is None:
+        print(f"rdq_spark: {args.binary}: not an executable file (or on PATH)", file=sys.stderr)
+        return 2
+    binary = os.path.abspath(binary)
 
     # The binary checks the flags and lists the shards before Spark starts.
     listed = subprocess.run(
