@@ -147,7 +147,6 @@ pub fn run(args: BatchArgs, matches: &ArgMatches) -> anyhow::Result<Outcome> {
         BatchCommand::Filter(a) => {
             let op = filter::shard_op(a)?;
             let batch = Batch::new(&args, "filter", flags, &a.input, &a.output)?;
-            debug_assert_eq!(name, "filter");
             batch.dispatch(&args, &op, Slot::Primary)
         }
     }
@@ -197,8 +196,11 @@ impl Batch {
         let [in_dir] = input.files.as_slice() else {
             bail!("batch: give one input folder (found {})", input.files.len());
         };
-        let Some(out_dir) = args.out.clone() else {
-            bail!("batch: --out DIR: the output folder is required");
+        let out_dir = match (&args.out, args.list) {
+            (Some(dir), _) => dir.clone(),
+            // --list only reads the input folder.
+            (None, true) => PathBuf::new(),
+            (None, false) => bail!("batch: --out DIR: the output folder is required"),
         };
         let shards = list_shards(in_dir)
             .with_context(|| format!("{}: cannot list the shards", in_dir.display()))?;
