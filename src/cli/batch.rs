@@ -302,44 +302,8 @@ impl Batch {
                 });
             }
             drop(commit_tx);
-            // Owned here: returning early drops it, and the workers' next send fails.
-            let commit_rx = commit_rx;
-            let mut manifest = manifest;
-            let mut ran = Summary::default();
-            let mut recorder = Recorder::default();
-            loop {
-                // A shard done is recorded when the next one is, or once the write is due.
-                let received = match recorder.due_in() {
-                    Some(wait) => commit_rx
-                        .recv_timeout(wait)
-                        .map_err(|e| e.is_disconnected()),
-                    None => commit_rx.recv().map_err(|_| true),
-                };
-                let (i, written) = match received {
-                    Ok(shard) => shard,
-                    Err(true) => break,
-                    Err(false) => {
-                        if let Err(e) = recorder.record(|| self.write_manifest(&manifest), false) {
-                            next.store(todo.len(), Ordering::Relaxed);
-                            return Err(e);
-                        }
-                        continue;
-                    }
-                };
-                let entry = self.settle(i, manifest.shards[i].clone(), written);
-                if let State::Done { summary, .. } = &entry.state {
-                    ran.merge(summary);
-                }
-                self.say(&entry);
-                manifest.shards[i] = entry;
-                if let Err(e) = recorder.record(|| self.write_manifest(&manifest), false) {
-                    // Work the manifest cannot record would be redone anyway: stop.
-                    next.store(todo.len(), Ordering::Relaxed);
-                    return Err(e);
-                }
-            }
-            recorder.record(|| self.write_manifest(&manifest), true)?;
-            Ok((manifest, ran))
+            // Returning drops the receiver: then a worker's next send fails and it stops.
+            self.commit_and_record(commit_rx, manifest)
         })?;
         ran.seconds = started.elapsed().as_secs_f64();
         if !self.quiet && todo.is_empty() {
@@ -360,6 +324,42 @@ impl Batch {
             );
         }
         self.finish(&manifest)
+    }
+
+    /// The committer: settles each shard the workers send, in the order they end, says how it
+    /// went and records it in the manifest. Returns the manifest and the books of this run.
+    fn commit_and_record(
+        &self,
+        shards: crossbeam_channel::Receiver<(usize, anyhow::Result<Written>)>,
+        mut manifest: Manifest,
+    ) -> anyhow::Result<(Manifest, Summary)> {
+        let mut ran = Summary::default();
+        let mut recorder = Recorder::default();
+        loop {
+            // A shard done is recorded when the next one is, or once the write is due.
+            let received = match recorder.due_in() {
+                Some(wait) => shards.recv_timeout(wait).map_err(|e| e.is_disconnected()),
+                None => shards.recv().map_err(|_| true),
+            };
+            match received {
+                Ok((i, written)) => {
+                    let entry = self.settle(i, manifest.shards[i].clone(), written);
+                    if let State::Done { summary, .. } = &entry.state {
+                        ran.merge(summary);
+                    }
+                    self.say(&entry);
+                    manifest.shards[i] = entry;
+                }
+                // Every worker is done.
+                Err(true) => break,
+                // The write is due.
+                Err(false) => {}
+            }
+            // Work the manifest cannot record would be redone anyway: an error stops the run.
+            recorder.record(|| self.write_manifest(&manifest), false)?;
+        }
+        recorder.record(|| self.write_manifest(&manifest), true)?;
+        Ok((manifest, ran))
     }
 
     /// `--only NAME`: one shard, its entry on standard output.
