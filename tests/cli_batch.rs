@@ -528,3 +528,24 @@ fn usage_errors_touch_nothing() {
     assert!(!out.exists());
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn many_small_shards_are_all_recorded() {
+    // The manifest is then rewritten after every few shards, not after each: the last write
+    // still records every one.
+    let dir = scratch("many");
+    let input = dir.join("in");
+    fs::create_dir_all(&input).unwrap();
+    let lines = gen(300, 7, "0");
+    for (i, line) in lines.split_inclusive(|&b| b == b'\n').enumerate() {
+        fs::write(input.join(format!("s-{i:04}.jsonl")), line).unwrap();
+    }
+    let out = dir.join("out");
+    let o = batch(&["migrate", "-q"], &input, &out);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s = states(&out);
+    assert_eq!(s.len(), 300);
+    assert!(s.iter().all(|(_, state)| state == "done"));
+    assert_eq!(json(&out.join("summary.json"))["lines"], 300);
+    fs::remove_dir_all(&dir).unwrap();
+}
