@@ -5,7 +5,7 @@
 use rdq_envelope::json::{JsonParser, Value};
 
 mod common;
-use common::{run, stderr};
+use common::{run, stderr, valid_lines};
 
 /// 600 `gen` lines of both versions, a few of them invalid.
 fn input() -> Vec<u8> {
@@ -28,25 +28,6 @@ fn input() -> Vec<u8> {
         all.extend_from_slice(&out.stdout);
     }
     all
-}
-
-fn valid_lines(input: &[u8]) -> Vec<String> {
-    let out = run(
-        &[
-            "validate",
-            "-q",
-            "--valid-out",
-            "/dev/stdout",
-            "-o",
-            "/dev/null",
-        ],
-        input,
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect()
 }
 
 /// The lines of `valid` for which `keep` holds, as filter should write them.
@@ -267,19 +248,14 @@ fn every_job_count_filters_the_same_bytes() {
 /// An interactive tail: a matching line comes out while the input is still open.
 #[test]
 fn line_buffered_matches_arrive_while_the_input_is_open() {
-    use std::io::{Read, Write};
+    use std::io::Write;
     let valid = valid_lines(&input());
     let mut child = common::spawn(&["filter", "-q", "--line-buffered", "--queue", "*"]);
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "{}", valid[0]).unwrap();
     stdin.flush().unwrap();
     let mut stdout = child.stdout.take().unwrap();
-    let mut got = Vec::new();
-    let mut byte = [0u8];
-    while !got.ends_with(b"\n") {
-        assert_eq!(stdout.read(&mut byte).unwrap(), 1, "output ended early");
-        got.push(byte[0]);
-    }
+    let got = common::read_line(&mut stdout);
     assert_eq!(got, format!("{}\n", valid[0]).into_bytes());
     drop(stdin);
     assert_eq!(child.wait().unwrap().code(), Some(0));

@@ -213,12 +213,7 @@ fn line_buffered_output_arrives_line_by_line() {
     stdin.flush().unwrap();
     // The diagnostic of the first line comes while the input is still open.
     let mut stdout = child.stdout.take().unwrap();
-    let mut got = Vec::new();
-    let mut byte = [0u8];
-    while !got.ends_with(b"\n") {
-        assert_eq!(stdout.read(&mut byte).unwrap(), 1, "output ended early");
-        got.push(byte[0]);
-    }
+    let got = common::read_line(&mut stdout);
     assert!(got.starts_with(b"{\"source\":\"<stdin>\",\"line\":1,"));
     drop(stdin);
     let mut rest = Vec::new();

@@ -27,26 +27,11 @@ fn envelope(id: &str, payload: &[u8], content_type: &str) -> String {
         .replace("application/octet-stream", content_type)
 }
 
-/// Removes the white space outside strings: what `show` added.
+/// Removes the white space between tokens: what `show` added.
 fn squeeze(pretty: &str) -> String {
-    let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
-    for c in pretty.chars() {
-        if in_string {
-            out.push(c);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !c.is_whitespace() {
-            out.push(c);
-        }
-    }
-    out
+    let mut out = Vec::new();
+    rdq_envelope::json::compact(pretty.as_bytes(), &mut out);
+    String::from_utf8(out).unwrap()
 }
 
 #[test]

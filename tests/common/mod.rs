@@ -72,3 +72,31 @@ pub fn without_seconds(bytes: &[u8]) -> String {
     out.push_str(rest);
     out
 }
+
+/// The lines `validate` keeps of `input`, as they are.
+pub fn valid_lines(input: &[u8]) -> Vec<String> {
+    let args = [
+        "validate",
+        "-q",
+        "--valid-out",
+        "/dev/stdout",
+        "-o",
+        "/dev/null",
+    ];
+    stdout(&run(&args, input))
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// One line (with its LF) from a child's output, read byte by byte so that nothing after it
+/// is waited for.
+pub fn read_line(out: &mut impl std::io::Read) -> Vec<u8> {
+    let mut line = Vec::new();
+    let mut byte = [0u8];
+    while !line.ends_with(b"\n") {
+        assert_eq!(out.read(&mut byte).unwrap(), 1, "output ended early");
+        line.push(byte[0]);
+    }
+    line
+}
