@@ -489,6 +489,62 @@ fn only_and_assemble_write_what_a_local_run_writes() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A runner records its progress while other shards run (`--assemble --in-flight`): their
+/// temporary files stay, the recorded shards are done and kept by the next run, the rest
+/// pending.
+#[test]
+fn an_in_flight_assembly_records_progress_and_a_rerun_keeps_it() {
+    let (dir, input, out) = three_shards("in-flight");
+    let first = batch(
+        &["migrate", "-q", "-j1", "--only", "a.jsonl.zst"],
+        &input,
+        &out,
+    );
+    assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
+    // A shard still being written by another task.
+    let temp = out.join(".b.jsonl.rdq-tmp.999.0");
+    fs::write(&temp, b"half a shard").unwrap();
+    let entries = dir.join("entries.jsonl");
+    fs::write(&entries, first.stdout).unwrap();
+    let assemble = |extra: &[&str]| {
+        let mut args = vec!["migrate", "-q", "--assemble", entries.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        batch(&args, &input, &out)
+    };
+    let o = assemble(&["--in-flight"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "not every shard is done: {}",
+        stderr(&o)
+    );
+    assert!(temp.exists(), "an in-flight shard's temporary file stays");
+    assert_eq!(
+        states(&out),
+        [
+            ("a.jsonl.zst".to_owned(), "done".to_owned()),
+            ("b.jsonl".to_owned(), "pending".to_owned()),
+            ("c.jsonl.zst".to_owned(), "pending".to_owned()),
+        ]
+    );
+    assert!(!out.join("summary.json").exists());
+
+    // The driver died here. The rerun does the two others, not the recorded one.
+    let rerun = batch(&["migrate"], &input, &out);
+    assert_eq!(rerun.status.code(), Some(1), "{}", stderr(&rerun));
+    assert_eq!(ran(&rerun), ["b.jsonl", "c.jsonl.zst"]);
+    assert!(!temp.exists(), "a run of its own cleans up");
+    assert!(out.join("summary.json").exists());
+
+    let o = batch(&["migrate", "--in-flight"], &input, &out);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--in-flight goes only with --assemble"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn usage_errors_touch_nothing() {
     let (dir, input, out) = three_shards("usage");

@@ -96,6 +96,9 @@ fn the_spark_runner_writes_what_batch_writes() {
             env!("CARGO_BIN_EXE_rdq-envelope"),
             "--master",
             "local[2]",
+            // Record the manifest after every shard, as a long run does every 30 s.
+            "--record-every",
+            "0",
         ])
         .arg(&input)
         .arg(&spark)
@@ -118,5 +121,17 @@ fn the_spark_runner_writes_what_batch_writes() {
             assert!(a == b, "{name} differs");
         }
     }
+
+    // A driver that died leaves a manifest with the shards recorded so far: the rerun (here,
+    // locally) runs only the others. Here the manifest says every shard is done.
+    let o = Command::new(env!("CARGO_BIN_EXE_rdq-envelope"))
+        .args(["batch", "migrate", "--to", "2"])
+        .arg(&input)
+        .arg("--out")
+        .arg(&spark)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nothing to run"), "{}", stderr(&o));
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -13,6 +13,11 @@ the shard's outputs into OUT_DIR and prints its manifest entry), and hands the e
 the binary (`batch ... --assemble -`), which writes manifest.json and summary.json exactly as a
 local `batch` run does. A shard is never split: a zstd stream cannot be read from its middle.
 
+Each shard is a Spark job of its own, as many at once as the executors have task slots, so
+that the driver sees every shard finish: it records the entries so far in the manifest every
+--record-every seconds (`--assemble - --in-flight`). A run whose driver dies is resumed by
+running it again: the shards recorded done on the same input are not run again.
+
 IN_DIR and OUT_DIR must be the same paths on the driver and on every executor (a shared file
 system). The binary is --binary on every node, or, with --ship, the driver's copy sent to
 the executors through SparkContext.addFile (like spark-submit --files).
@@ -24,6 +29,9 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 
 def parse_args(argv):
@@ -42,6 +50,14 @@ def parse_args(argv):
     )
     parser.add_argument(
         "--master", help="the Spark master (default: what spark-submit or the config says)"
+    )
+    parser.add_argument(
+        "--record-every",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="record the finished shards in the manifest this often while the run goes on "
+        "(default 30; at least ten times as long as a recording takes)",
     )
     parser.add_argument("in_dir", help="the folder of shards")
     parser.add_argument("out_dir", help="the output folder")
@@ -85,6 +101,47 @@ def shard_task(binary, ship, command, in_dir, out_dir, jobs):
     return run
 
 
+class Recorder:
+    """Writes the entries gathered so far into the manifest (`--assemble - --in-flight`),
+    at most every `every` seconds and never for more than a tenth of the time."""
+
+    def __init__(self, binary, command, in_dir, out_dir, every):
+        self.argv = batch(binary, command, in_dir, out_dir, "--assemble", "-", "--in-flight", "-q")
+        self.every = every
+        self.last = time.monotonic()
+        self.took = 0.0
+        self.lock = threading.Lock()
+
+    def maybe_record(self, entries):
+        now = time.monotonic()
+        if now - self.last < max(self.every, 10 * self.took):
+            return
+        with self.lock:
+            started = time.monotonic()
+            # Exit 2 says some shards are not done yet: expected while the run goes on.
+            subprocess.run(self.argv, input=("\n".join(entries) + "\n").encode("utf-8"))
+            self.last = time.monotonic()
+            self.took = self.last - started
+
+
+def run_shards(sc, task, shards, slots, recorder):
+    """Each shard a Spark job of its own, `slots` at once; the results as they finish."""
+
+    def one(shard):
+        sc.setJobDescription(f"rdq-envelope batch: {shard}")
+        return sc.parallelize([shard], 1).map(task).collect()[0]
+
+    results, entries = [], []
+    with ThreadPoolExecutor(max_workers=slots) as pool:
+        for future in as_completed([pool.submit(one, shard) for shard in shards]):
+            shard, entry, error = future.result()
+            results.append((shard, entry, error))
+            if entry is not None:
+                entries.append(entry)
+                recorder.maybe_record(list(entries))
+    return results
+
+
 def main(argv):
     args = parse_args(argv)
     in_dir = os.path.abspath(args.in_dir)
@@ -120,7 +177,9 @@ def main(argv):
             sc.addFile(binary)
         jobs = int(sc.getConf().get("spark.task.cpus", "1"))
         task = shard_task(binary, args.ship, args.command, in_dir, out_dir, jobs)
-        results = sc.parallelize(shards, len(shards)).map(task).collect()
+        slots = max(1, sc.defaultParallelism // jobs)
+        recorder = Recorder(binary, args.command, in_dir, out_dir, args.record_every)
+        results = run_shards(sc, task, shards, slots, recorder)
     finally:
         spark.stop()
 

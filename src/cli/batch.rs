@@ -65,6 +65,11 @@ pub struct BatchArgs {
     #[arg(long, value_name = "FILE", global = true)]
     assemble: Option<PathBuf>,
 
+    /// With --assemble: other shards may still be running (a runner recording its progress),
+    /// so their temporary files are left alone.
+    #[arg(long, global = true, requires = "assemble")]
+    in_flight: bool,
+
     #[command(subcommand)]
     command: Option<BatchCommand>,
 }
@@ -91,7 +96,7 @@ enum Slot {
 
 /// Options of the command that are not flags of its outputs: a change of these does not
 /// change a byte the shards write.
-const NOT_FLAGS: [&str; 9] = [
+const NOT_FLAGS: [&str; 10] = [
     "files",
     "jobs",
     "quiet",
@@ -101,6 +106,7 @@ const NOT_FLAGS: [&str; 9] = [
     "only",
     "list",
     "assemble",
+    "in_flight",
 ];
 
 /// What every mode shares: the folders, the command as the manifest records it, the workers.
@@ -260,7 +266,7 @@ impl Batch {
             return self.run_only(op, slot, name);
         }
         if let Some(entries) = &args.assemble {
-            return self.assemble(entries);
+            return self.assemble(entries, args.in_flight);
         }
         self.run_all(op, slot)
     }
@@ -268,7 +274,7 @@ impl Batch {
     /// Runs every shard that is not done on its current input, `shards_at_once` at a time.
     fn run_all<Op: LineOperation>(self, op: &Op, slot: Slot) -> anyhow::Result<Outcome> {
         let started = Instant::now();
-        let _lock = self.lock()?;
+        let _lock = self.lock(true)?;
         let old = self.read_manifest()?;
         let manifest = self.plan(old.as_ref())?;
         self.remove_vanished(old.as_ref())?;
@@ -400,9 +406,10 @@ impl Batch {
     }
 
     /// `--assemble FILE`: the manifest and merged summary from the entries of `--only` runs.
-    fn assemble(self, entries: &Path) -> anyhow::Result<Outcome> {
+    /// With `in_flight`, shards may still be running: their temporary files stay.
+    fn assemble(self, entries: &Path, in_flight: bool) -> anyhow::Result<Outcome> {
         let given = read_entries(entries)?;
-        let _lock = self.lock()?;
+        let _lock = self.lock(!in_flight)?;
         let old = self.read_manifest()?;
         let mut manifest = self.plan(old.as_ref())?;
         for entry in given {
@@ -657,8 +664,8 @@ impl Batch {
     }
 
     /// Makes the output folder and takes it for this run: one run at a time writes a
-    /// manifest there. Then removes the temporary files that a stopped run left.
-    fn lock(&self) -> anyhow::Result<File> {
+    /// manifest there. Then, with `clean`, removes the temporary files that a stopped run left.
+    fn lock(&self, clean: bool) -> anyhow::Result<File> {
         fs::create_dir_all(&self.out_dir)
             .with_context(|| format!("{}: cannot make the folder", self.out_dir.display()))?;
         let path = self.out_dir.join(".rdq-batch.lock");
@@ -669,6 +676,9 @@ impl Batch {
                 "{}: another batch run is writing this folder",
                 self.out_dir.display()
             );
+        }
+        if !clean {
+            return Ok(lock);
         }
         let mut removed = 0;
         for entry in fs::read_dir(&self.out_dir)? {
