@@ -14,6 +14,7 @@ pub use attempts::{MESSAGE_LIMIT, STACK_LIMIT};
 pub use options::{
     OptionsError, RuleOptions, DEFAULT_MAX_ENVELOPE_BYTES, NEWEST_VERSION, SUPPORTED_VERSIONS,
 };
+pub(crate) use rules::Top;
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::json::{Document, JsonParser};

@@ -195,30 +195,32 @@ impl<'a> Checker<'_, '_> {
     }
 }
 
-/// The top-level members the rules know, found in one pass over the object.
+/// The top-level members the rules know, found in one pass over the object (also what the
+/// DLQ commands read: `filter`, `stats`).
 #[derive(Default, Clone, Copy)]
-struct Top<'a> {
-    envelope_version: Option<Value<'a>>,
-    id: Option<Value<'a>>,
-    queue: Option<Value<'a>>,
-    handler_ref: Option<Value<'a>>,
-    handler_version: Option<Value<'a>>,
-    payload: Option<Value<'a>>,
-    payload_content_type: Option<Value<'a>>,
-    payload_ref: Option<Value<'a>>,
-    headers: Option<Value<'a>>,
-    status: Option<Value<'a>>,
-    attempt_count: Option<Value<'a>>,
-    redrive_count: Option<Value<'a>>,
-    next_attempt_at: Option<Value<'a>>,
-    lease_expires_at: Option<Value<'a>>,
-    created_at: Option<Value<'a>>,
-    attempts: Option<Value<'a>>,
-    origin: Option<Value<'a>>,
+pub(crate) struct Top<'a> {
+    pub(crate) envelope_version: Option<Value<'a>>,
+    pub(crate) id: Option<Value<'a>>,
+    pub(crate) queue: Option<Value<'a>>,
+    pub(crate) handler_ref: Option<Value<'a>>,
+    pub(crate) handler_version: Option<Value<'a>>,
+    pub(crate) payload: Option<Value<'a>>,
+    pub(crate) payload_content_type: Option<Value<'a>>,
+    pub(crate) payload_ref: Option<Value<'a>>,
+    pub(crate) headers: Option<Value<'a>>,
+    pub(crate) status: Option<Value<'a>>,
+    pub(crate) attempt_count: Option<Value<'a>>,
+    pub(crate) redrive_count: Option<Value<'a>>,
+    pub(crate) next_attempt_at: Option<Value<'a>>,
+    pub(crate) lease_expires_at: Option<Value<'a>>,
+    pub(crate) created_at: Option<Value<'a>>,
+    pub(crate) attempts: Option<Value<'a>>,
+    pub(crate) origin: Option<Value<'a>>,
 }
 
 impl<'a> Top<'a> {
-    fn of(root: Value<'a>) -> Self {
+    /// The members of `root`; a valid envelope has no duplicate keys, so each is found once.
+    pub(crate) fn of(root: Value<'a>) -> Self {
         let mut top = Top::default();
         for (key, value) in root.members() {
             let slot = match key {

@@ -2,9 +2,9 @@
 
 use memchr::memmem;
 
-use super::fields::{error_type, text, Fields};
+use super::fields::{error_type, text};
 use crate::envelope::formats::parse_timestamp;
-use crate::envelope::{EnvelopeRules, Verdict};
+use crate::envelope::{EnvelopeRules, Top, Verdict};
 use crate::json::{JsonParser, Value};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
@@ -97,7 +97,7 @@ impl Predicates {
     /// Whether a valid envelope matches. Each predicate reads only what it needs, from one
     /// walk over the envelope's members.
     fn matches(&self, root: Value<'_>, payload: &mut Vec<u8>) -> bool {
-        let f = Fields::of(root);
+        let f = Top::of(root);
         let any = |globs: &[Glob], value: Option<Value<'_>>| {
             globs.is_empty() || globs.iter().any(|g| g.matches(text(value)))
         };
@@ -180,7 +180,7 @@ impl Predicates {
 
 /// A header's value matches; `rdq.source` and `rdq.submitted_by` also match their moved
 /// values in a v2 `origin`.
-fn header_matches(f: &Fields<'_>, key: &str, glob: &Glob) -> bool {
+fn header_matches(f: &Top<'_>, key: &str, glob: &Glob) -> bool {
     let in_headers = f
         .headers
         .and_then(|h| h.get(key))

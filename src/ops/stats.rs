@@ -11,9 +11,9 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
-use super::fields::{error_type, text, Fields};
+use super::fields::{error_type, text};
 use crate::envelope::formats::{civil_from_days, parse_timestamp, push_timestamp};
-use crate::envelope::{EnvelopeRules, Verdict};
+use crate::envelope::{EnvelopeRules, Top, Verdict};
 use crate::json::{JsonParser, Value};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 use crate::report::Summary;
@@ -168,7 +168,7 @@ pub struct Stats {
 impl Stats {
     /// Adds one valid envelope.
     pub fn add(&mut self, root: Value<'_>, by: GroupBy) {
-        let fields = Fields::of(root);
+        let fields = Top::of(root);
         self.envelopes += 1;
         let created = fields
             .created_at
