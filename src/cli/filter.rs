@@ -5,7 +5,7 @@ use clap::Args;
 
 use rdq_envelope::envelope::formats::parse_timestamp;
 use rdq_envelope::ops::{FilterOp, Glob, Predicates};
-use rdq_envelope::{EnvelopeRules, RuleOptions};
+use rdq_envelope::EnvelopeRules;
 
 use super::{run, InputArgs, Outcome, OutputArgs};
 
@@ -170,11 +170,7 @@ pub fn shard_op(args: &FilterArgs) -> anyhow::Result<FilterOp> {
 fn op(args: &FilterArgs) -> anyhow::Result<FilterOp> {
     // Predicates are checked before any input is read: a bad one is a usage error.
     let predicates = predicates(args)?;
-    let options = RuleOptions {
-        max_envelope_bytes: args.input.max_envelope_bytes,
-        queue_limits: args.input.queue_limit.iter().cloned().collect(),
-        ..RuleOptions::default()
-    };
+    let options = args.input.rule_options();
     Ok(FilterOp {
         rules: EnvelopeRules::new(options)?,
         predicates,

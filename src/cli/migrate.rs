@@ -6,7 +6,7 @@ use clap::Args;
 use rdq_envelope::chokaq::{ChokaqOptions, Table};
 use rdq_envelope::envelope::{NEWEST_VERSION, SUPPORTED_VERSIONS};
 use rdq_envelope::ops::{MigrateOp, MigrateSource};
-use rdq_envelope::{EnvelopeRules, RuleOptions};
+use rdq_envelope::EnvelopeRules;
 
 use super::{run, InputArgs, Outcome, OutputArgs, TableArg};
 
@@ -82,11 +82,7 @@ fn op(args: &MigrateArgs) -> anyhow::Result<MigrateOp> {
     if !SUPPORTED_VERSIONS.contains(&args.to) {
         bail!("--to {}: supported versions are 1 and 2", args.to);
     }
-    let options = RuleOptions {
-        max_envelope_bytes: args.input.max_envelope_bytes,
-        queue_limits: args.input.queue_limit.iter().cloned().collect(),
-        ..RuleOptions::default()
-    };
+    let options = args.input.rule_options();
     let source = match args.from {
         From::Rdq => {
             if args.chokaq_table.is_some() {

@@ -7,7 +7,7 @@ use clap::Args;
 
 use rdq_envelope::envelope::formats::{parse_timestamp, push_timestamp};
 use rdq_envelope::ops::RedriveOp;
-use rdq_envelope::{EnvelopeRules, RuleOptions};
+use rdq_envelope::EnvelopeRules;
 
 use super::{run, InputArgs, Outcome, OutputArgs};
 
@@ -45,11 +45,7 @@ pub fn run(args: RedriveArgs) -> anyhow::Result<Outcome> {
             String::from_utf8(text).expect("a timestamp is ASCII")
         }
     };
-    let options = RuleOptions {
-        max_envelope_bytes: args.input.max_envelope_bytes,
-        queue_limits: args.input.queue_limit.iter().cloned().collect(),
-        ..RuleOptions::default()
-    };
+    let options = args.input.rule_options();
     let op = RedriveOp {
         rules: EnvelopeRules::new(options)?,
         at,

@@ -7,7 +7,7 @@ use rdq_envelope::envelope::formats::ulid_time_ms;
 use rdq_envelope::io::{OutputCompression, OutputFile};
 use rdq_envelope::ops::{ShowOp, ShowPayload};
 use rdq_envelope::pipeline::{self, Outputs, PipelineOptions};
-use rdq_envelope::{EnvelopeRules, RuleOptions};
+use rdq_envelope::EnvelopeRules;
 
 use super::{run, InputArgs, Outcome};
 
@@ -46,11 +46,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
             args.id
         );
     }
-    let options = RuleOptions {
-        max_envelope_bytes: args.input.max_envelope_bytes,
-        queue_limits: args.input.queue_limit.iter().cloned().collect(),
-        ..RuleOptions::default()
-    };
+    let options = args.input.rule_options();
     let op = ShowOp {
         rules: EnvelopeRules::new(options)?,
         id: args.id,

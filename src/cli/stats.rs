@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 use clap::{Args, ValueEnum};
 
 use rdq_envelope::ops::{Bucket, GroupBy, StatsOp, StatsReport};
-use rdq_envelope::{EnvelopeRules, RuleOptions};
+use rdq_envelope::EnvelopeRules;
 
 use super::{run, InputArgs, Outcome, OutputArgs};
 
@@ -61,11 +61,7 @@ enum FormatArg {
 }
 
 pub fn run(args: StatsArgs) -> anyhow::Result<Outcome> {
-    let options = RuleOptions {
-        max_envelope_bytes: args.input.max_envelope_bytes,
-        queue_limits: args.input.queue_limit.iter().cloned().collect(),
-        ..RuleOptions::default()
-    };
+    let options = args.input.rule_options();
     let op = StatsOp::new(
         EnvelopeRules::new(options)?,
         args.by.into(),

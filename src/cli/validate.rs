@@ -74,11 +74,10 @@ pub fn shard_op(args: &ValidateArgs) -> anyhow::Result<ValidateOp> {
 
 fn op(args: &ValidateArgs) -> anyhow::Result<ValidateOp> {
     let options = RuleOptions {
-        max_envelope_bytes: args.input.max_envelope_bytes,
-        queue_limits: args.input.queue_limit.iter().cloned().collect(),
         submit: args.submit,
         require_version: args.require_version,
         warnings: true,
+        ..args.input.rule_options()
     };
     Ok(ValidateOp {
         rules: EnvelopeRules::new(options)?,
