@@ -47,16 +47,12 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
         );
     }
     let options = args.input.rule_options();
-    let op = ShowOp {
-        rules: EnvelopeRules::new(options)?,
-        id: args.id,
-        all: args.all,
-        payload: match (args.payload, args.payload_only) {
-            (_, true) => ShowPayload::Only,
-            (true, false) => ShowPayload::Also,
-            (false, false) => ShowPayload::No,
-        },
+    let payload = match (args.payload, args.payload_only) {
+        (_, true) => ShowPayload::Only,
+        (true, false) => ShowPayload::Also,
+        (false, false) => ShowPayload::No,
     };
+    let op = ShowOp::new(EnvelopeRules::new(options)?, args.id, args.all, payload);
     let mut stdout = OutputFile::stdout_compressed(OutputCompression::None)?;
     let options = PipelineOptions {
         jobs: run::jobs(&args.input),
@@ -72,7 +68,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
     let books = pipeline::run(run::sources(&args.input.files), &op, options, outputs, None)?;
     stdout.commit()?;
     if books.emitted == 0 {
-        eprintln!("rdq-envelope: no valid envelope has the ID {}", op.id);
+        eprintln!("rdq-envelope: no valid envelope has the ID {}", op.id());
         return Ok(Outcome::Rejected);
     }
     Ok(Outcome::Clean)

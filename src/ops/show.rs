@@ -25,14 +25,32 @@ pub enum ShowPayload {
 /// unless `all`.
 #[derive(Debug, Clone)]
 pub struct ShowOp {
-    /// The rules a candidate is judged by.
-    pub rules: EnvelopeRules,
+    rules: EnvelopeRules,
+    id: String,
+    all: bool,
+    payload: ShowPayload,
+    /// The ID's bytes and `\u`, searched for in every line: built once, not per line.
+    id_finder: memmem::Finder<'static>,
+    escape_finder: memmem::Finder<'static>,
+}
+
+impl ShowOp {
+    /// Looks for `id`, judging candidates by `rules`; with `all`, every copy is printed.
+    pub fn new(rules: EnvelopeRules, id: String, all: bool, payload: ShowPayload) -> Self {
+        ShowOp {
+            id_finder: memmem::Finder::new(id.as_bytes()).into_owned(),
+            escape_finder: memmem::Finder::new(b"\\u").into_owned(),
+            rules,
+            id,
+            all,
+            payload,
+        }
+    }
+
     /// The ID looked for.
-    pub id: String,
-    /// Print every copy, reading the input to its end (`--all`).
-    pub all: bool,
-    /// Whether, and how, the payload is printed.
-    pub payload: ShowPayload,
+    pub fn id(&self) -> &str {
+        &self.id
+    }
 }
 
 /// A worker's reusable state.
@@ -53,8 +71,8 @@ impl LineOperation for ShowOp {
 
     fn apply(&self, w: &mut ShowWorker, line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
         let content = line.line.content;
-        let candidate = memmem::find(content, self.id.as_bytes()).is_some()
-            || memmem::find(content, b"\\u").is_some();
+        let candidate =
+            self.id_finder.find(content).is_some() || self.escape_finder.find(content).is_some();
         // Once a chunk has its first match, the rest of it is not wanted (without --all).
         if !candidate || out.stop || line.line.kind != crate::framing::LineKind::Content {
             return Action::FilterOut;
