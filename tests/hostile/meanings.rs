@@ -1,0 +1,4 @@
+//! Hostile cases: meanings (see the parent module for the helpers).
+
+#[allow(unused_imports)]
+use super::*;

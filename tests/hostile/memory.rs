@@ -1,0 +1,4 @@
+//! Hostile cases: memory (see the parent module for the helpers).
+
+#[allow(unused_imports)]
+use super::*;
