@@ -454,9 +454,9 @@ fn a_killed_run_leaves_no_partial_output() {
 }
 
 // The promises of issue "every promise at every edge", one module per class of failure.
-#[path = "hostile/memory.rs"]
-mod memory;
 #[path = "hostile/meanings.rs"]
 mod meanings;
+#[path = "hostile/memory.rs"]
+mod memory;
 #[path = "hostile/outputs.rs"]
 mod outputs;

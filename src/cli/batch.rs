@@ -47,7 +47,7 @@ pub struct BatchArgs {
 
     /// How many shards run at once; the -j workers are shared among them (default: 1, every
     /// worker on one shard at a time).
-    #[arg(long, value_name = "K", global = true, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, value_name = "K", global = true, value_parser = super::jobs_in_range)]
     shards_at_once: Option<u16>,
 
     /// Run only this shard (a file name in the input folder), unless the manifest has it done
@@ -313,21 +313,21 @@ impl Batch {
         })?;
         ran.seconds = started.elapsed().as_secs_f64();
         if !self.quiet && todo.is_empty() {
-            eprintln!(
-                "rdq-envelope: batch {}: {} shards, every one done on the same input: nothing to run",
+            super::say(format_args!(
+                "batch {}: {} shards, every one done on the same input: nothing to run",
                 self.command,
                 manifest.shards.len()
-            );
+            ))?;
         } else if !self.quiet {
             let failed = count(&manifest, |s| matches!(s, State::Failed { .. }));
-            eprintln!(
-                "rdq-envelope: batch {}: {} shards: {} run, {} unchanged, {failed} failed; this run: {}",
+            super::say(format_args!(
+                "batch {}: {} shards: {} run, {} unchanged, {failed} failed; this run: {}",
                 self.command,
                 manifest.shards.len(),
                 todo.len(),
                 manifest.shards.len() - todo.len(),
                 ran.human()
-            );
+            ))?;
         }
         self.finish(&manifest)
     }
@@ -353,8 +353,13 @@ impl Batch {
                     if let State::Done { summary, .. } = &entry.state {
                         ran.merge(summary);
                     }
-                    self.say(&entry);
+                    let said = self.say(&entry);
                     manifest.shards[i] = entry;
+                    if said.is_err() {
+                        // Record what is done before the run ends on standard error's failure.
+                        recorder.record(|| self.write_manifest(&manifest), true)?;
+                        said?;
+                    }
                 }
                 // Every worker is done.
                 Err(true) => break,
@@ -390,7 +395,7 @@ impl Batch {
             _ => {
                 let written = self.run_shard_files(op, slot, i, current.size, self.jobs);
                 let entry = self.settle(i, current, written);
-                self.say(&entry);
+                self.say(&entry)?;
                 entry
             }
         };
@@ -436,22 +441,22 @@ impl Batch {
             if holds {
                 manifest.shards[i] = entry;
             } else if !self.quiet {
-                eprintln!(
-                    "rdq-envelope: {}: the entry does not match the shard or its outputs now: left pending",
+                super::say(format_args!(
+                    "{}: the entry does not match the shard or its outputs now: left pending",
                     entry.name
-                );
+                ))?;
             }
         }
         self.remove_vanished(old.as_ref())?;
         self.write_manifest(&manifest)?;
         if !self.quiet {
             let (merged, done) = manifest.merged();
-            eprintln!(
-                "rdq-envelope: batch {}: {done} of {} shards done; {}",
+            super::say(format_args!(
+                "batch {}: {done} of {} shards done; {}",
                 self.command,
                 manifest.shards.len(),
                 merged.human()
-            );
+            ))?;
         }
         self.finish(&manifest)
     }
@@ -555,6 +560,7 @@ impl Batch {
             secondary: None,
             rejects: Some(open(&names.rejects, self.compress)?),
             summary: Some(open(&names.summary, Some(CompressArg::None))?),
+            messages: None,
         };
         match slot {
             Slot::Primary => files.primary = Some(lines),
@@ -593,16 +599,16 @@ impl Batch {
     }
 
     /// A line per shard run on standard error (unless -q).
-    fn say(&self, entry: &Entry) {
+    fn say(&self, entry: &Entry) -> std::io::Result<()> {
         if self.quiet {
-            return;
+            return Ok(());
         }
         match &entry.state {
             State::Done { summary, .. } => {
-                eprintln!("rdq-envelope: {}: {}", entry.name, summary.human())
+                super::say(format_args!("{}: {}", entry.name, summary.human()))
             }
-            State::Failed { error } => eprintln!("rdq-envelope: {}: failed: {error}", entry.name),
-            State::Pending => {}
+            State::Failed { error } => super::say(format_args!("{}: failed: {error}", entry.name)),
+            State::Pending => Ok(()),
         }
     }
 
@@ -684,14 +690,17 @@ impl Batch {
         for entry in fs::read_dir(&self.out_dir)? {
             let name = entry?.file_name();
             let name = name.to_string_lossy();
-            // The names OutputFile gives its temporary files.
-            if name.starts_with('.') && name.contains(".rdq-tmp.") {
+            // The names OutputFile gives its temporary files: with the lock held, no live run
+            // writes here, so every one is stale.
+            if rdq_envelope::io::temporary_file_owner(&name).is_some() {
                 remove_if_there(&self.out_dir.join(&*name))?;
                 removed += 1;
             }
         }
         if removed > 0 && !self.quiet {
-            eprintln!("rdq-envelope: removed {removed} temporary files a stopped run left");
+            super::say(format_args!(
+                "removed {removed} temporary files a stopped run left"
+            ))?;
         }
         Ok(lock)
     }
@@ -710,11 +719,11 @@ impl Batch {
                 }
             }
             if !self.quiet {
-                eprintln!(
-                    "rdq-envelope: {}: no longer in {}: its outputs are removed",
+                super::say(format_args!(
+                    "{}: no longer in {}: its outputs are removed",
                     entry.name,
                     self.in_dir.display()
-                );
+                ))?;
             }
         }
         Ok(())

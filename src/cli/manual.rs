@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, CommandFactory};
 
+use rdq_envelope::io::OutputFile;
+
 use super::{Cli, Outcome};
 
 #[derive(Args, Debug)]
@@ -38,8 +40,19 @@ pub fn man(args: ManArgs) -> anyhow::Result<Outcome> {
         Some(dir) => {
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("{}: cannot create the folder", dir.display()))?;
-            clap_mangen::generate_to(command, &dir)
-                .with_context(|| format!("{}: cannot write the pages", dir.display()))?;
+            // Every page is written atomically, and all are renamed into place together: a
+            // failure leaves the folder's pages as they were.
+            let mut command = command.disable_help_subcommand(true);
+            command.build();
+            let mut pages = Vec::new();
+            for page in pages_of(command) {
+                let path = dir.join(page.get_filename());
+                let mut out = OutputFile::create(&path)
+                    .with_context(|| format!("{}: cannot create output", path.display()))?;
+                page.render(&mut out)?;
+                pages.push(out);
+            }
+            rdq_envelope::io::commit_all(pages)?;
         }
         None => {
             let mut out = Vec::new();
@@ -48,4 +61,14 @@ pub fn man(args: ManArgs) -> anyhow::Result<Outcome> {
         }
     }
     Ok(Outcome::Clean)
+}
+
+/// A page for the command and one for each of its visible subcommands, depth first.
+fn pages_of(command: clap::Command) -> Vec<clap_mangen::Man> {
+    let mut pages = Vec::new();
+    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+        pages.extend(pages_of(sub.clone()));
+    }
+    pages.push(clap_mangen::Man::new(command));
+    pages
 }

@@ -63,7 +63,7 @@ pub fn run(args: MigrateArgs) -> anyhow::Result<Outcome> {
         &op,
         &args.input,
         &args.output,
-        args.warnings_out.as_deref(),
+        args.warnings_out.as_deref().map(|p| ("--warnings-out", p)),
         args.warnings,
     )
 }

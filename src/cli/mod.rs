@@ -10,6 +10,7 @@ mod redrive;
 mod run;
 mod schema;
 mod show;
+mod signals;
 mod stats;
 mod validate;
 
@@ -140,9 +141,9 @@ pub struct InputArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: usize,
 
-    /// Worker threads (default: the machine's available parallelism). Output is the same,
-    /// byte for byte, whatever the number.
-    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    /// Worker threads, at most 256 (default: the machine's available parallelism). Output is
+    /// the same, byte for byte, whatever the number.
+    #[arg(short, long, value_name = "N", value_parser = jobs_in_range)]
     pub jobs: Option<u16>,
 }
 
@@ -225,6 +226,19 @@ pub enum CompressArg {
     None,
 }
 
+/// `-j N` (and `batch --shards-at-once K`): from 1 to [`pipeline::MAX_JOBS`], so that a typo
+/// cannot ask for more threads than a system can start.
+///
+/// [`pipeline::MAX_JOBS`]: rdq_envelope::pipeline::MAX_JOBS
+pub fn jobs_in_range(s: &str) -> Result<u16, String> {
+    let max = rdq_envelope::pipeline::MAX_JOBS;
+    match s.parse::<u64>() {
+        Ok(n) if (1..=max as u64).contains(&n) => Ok(n as u16),
+        Ok(_) => Err(format!("{s} is not from 1 to {max}")),
+        Err(_) => Err(format!("{s:?} is not a number")),
+    }
+}
+
 fn parse_queue_limit(s: &str) -> Result<(String, u64), String> {
     let (queue, n) = s
         .split_once('=')
@@ -246,14 +260,48 @@ pub enum Outcome {
     Rejected,
 }
 
+/// Writes `rdq-envelope: MESSAGE` on standard error. Unlike `eprintln!`, a standard error that
+/// is closed or full is an error (and never a panic): the run then ends with status 2.
+pub fn say(message: std::fmt::Arguments<'_>) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut stderr = std::io::stderr().lock();
+    writeln!(stderr, "rdq-envelope: {message}")
+        .and_then(|()| stderr.flush())
+        .map_err(|e| std::io::Error::other(format!("<stderr>: write failed: {e}")))
+}
+
 /// Runs the command line and maps the outcome to the exit status.
 pub fn main() -> ExitCode {
-    // Usage errors exit 2; --help and --version exit 0 (clap knows which).
-    let matches = Cli::command()
-        .try_get_matches()
-        .unwrap_or_else(|e| e.exit());
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    let result = match cli.command {
+    signals::install();
+    let matches = match Cli::command().try_get_matches() {
+        Ok(matches) => matches,
+        Err(e) => return usage(&e),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => return usage(&e),
+    };
+    // A panic is a bug, but still a run that did not complete: status 2, never 101, and the
+    // outputs' temporary files removed as the stack unwinds.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(cli, &matches)))
+        .unwrap_or_else(|_| Err(anyhow::anyhow!("internal error (a bug, please report it)")));
+    match result {
+        Ok(Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(Outcome::Rejected) => ExitCode::from(1),
+        Err(e) if is_broken_pipe(&e) => {
+            // A closed standard output (`| head`) ends the run quietly. Every other output
+            // turns a closed pipe into a plain write error (`OutputFile`), so this is stdout.
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            let _ = say(format_args!("{e:#}"));
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<Outcome> {
+    match cli.command {
         Command::Validate(args) => validate::run(args),
         Command::Gen(args) => gen::run(args),
         Command::Migrate(args) => migrate::run(args),
@@ -269,18 +317,6 @@ pub fn main() -> ExitCode {
             let (_, matches) = matches.subcommand().expect("a subcommand was parsed");
             batch::run(args, matches)
         }
-    };
-    match result {
-        Ok(Outcome::Clean) => ExitCode::SUCCESS,
-        Ok(Outcome::Rejected) => ExitCode::from(1),
-        Err(e) if is_broken_pipe(&e) => {
-            // A closed standard output (`| head`) ends the run quietly (CLI.md).
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("rdq-envelope: {e:#}");
-            ExitCode::from(2)
-        }
     }
 }
 
@@ -290,6 +326,19 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// Help, the version, or a usage error: clap's own text, and its status (0 or 2), unless the
+/// text could not be written: a full or failing standard output is status 2 (a closed one is
+/// still quiet).
+fn usage(e: &clap::Error) -> ExitCode {
+    match e.print() {
+        Err(io) if io.kind() != std::io::ErrorKind::BrokenPipe => {
+            let _ = say(format_args!("<stdout>: write failed: {io}"));
+            ExitCode::from(2)
+        }
+        _ => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 
-use rdq_envelope::io::{OutputCompression, OutputFile};
+use rdq_envelope::io::{check_aliases, Named, OutputCompression, OutputFile, Stream};
 use rdq_envelope::pipeline::{self, LineOperation, Outputs, PipelineOptions, Progress, Source};
 use rdq_envelope::report::Summary;
 
@@ -34,6 +34,9 @@ fn compress_threads(jobs: usize) -> u32 {
     u32::try_from(jobs).unwrap_or(u32::MAX)
 }
 
+/// A command's second data output: its flag (for messages) and its path.
+pub type Secondary<'a> = Option<(&'static str, &'a Path)>;
+
 /// Runs `op` over the inputs. `secondary` is the command's second data output
 /// (`--valid-out`, `--warnings-out`); with `messages`, the operation's text for people goes to
 /// standard error, in input order (and no progress bar is drawn over it unless forced).
@@ -41,7 +44,7 @@ pub fn run<Op: LineOperation>(
     op: &Op,
     input: &InputArgs,
     output: &OutputArgs,
-    secondary: Option<&Path>,
+    secondary: Secondary<'_>,
     messages: bool,
 ) -> anyhow::Result<Outcome> {
     run_then(op, input, output, secondary, messages, |_, _| Ok(()))
@@ -53,12 +56,29 @@ pub fn run_then<Op: LineOperation>(
     op: &Op,
     input: &InputArgs,
     output: &OutputArgs,
-    secondary: Option<&Path>,
+    secondary: Secondary<'_>,
     messages: bool,
     epilogue: impl FnOnce(&Summary, &mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     let jobs = jobs(input);
+    let mut outputs = vec![match &output.output {
+        Some(path) => Named::path("-o", path, true),
+        None => Named::new("the primary output", Stream::Stdout),
+    }];
+    let named = [
+        secondary,
+        output.rejects.as_deref().map(|p| ("--rejects", p)),
+        output.summary.as_deref().map(|p| ("--summary", p)),
+    ];
+    outputs.extend(
+        named
+            .into_iter()
+            .flatten()
+            .map(|(f, p)| Named::path(f, p, true)),
+    );
+    outputs.push(Named::new("the run's messages", Stream::Stderr));
+    check_aliases(&input_streams(&input.files), &outputs)?;
     // Open every output before reading: an unwritable path fails before any work is done.
     let primary_compression = match (output.compress, &output.output) {
         (Some(kind), _) => compression(kind, jobs),
@@ -73,9 +93,10 @@ pub fn run_then<Op: LineOperation>(
     let open = |path: Option<&Path>| path.map(|p| create(p, jobs)).transpose();
     let mut files = RunFiles {
         primary: Some(primary),
-        secondary: open(secondary)?,
+        secondary: open(secondary.map(|(_, p)| p))?,
         rejects: open(output.rejects.as_deref())?,
         summary: open(output.summary.as_deref())?,
+        messages: messages.then(OutputFile::stderr),
     };
 
     let progress = Arc::new(Progress::default());
@@ -108,10 +129,12 @@ pub fn run_then<Op: LineOperation>(
     if let Some(primary) = files.primary.as_mut() {
         epilogue(&summary, primary)?;
     }
-    files.commit()?;
-    if !output.quiet {
-        eprintln!("rdq-envelope: {}", summary.human());
-    }
+    // The closing line goes out when every output is complete and none is renamed yet: a
+    // standard error that cannot take it fails the run with every path as it was.
+    files.commit_then(|| match output.quiet {
+        true => Ok(()),
+        false => super::say(format_args!("{}", summary.human())),
+    })?;
     Ok(outcome(&summary))
 }
 
@@ -136,18 +159,31 @@ pub struct RunFiles {
     pub rejects: Option<OutputFile>,
     /// `--summary`.
     pub summary: Option<OutputFile>,
+    /// Standard error, when the operation's text for people goes there.
+    pub messages: Option<OutputFile>,
 }
 
 impl RunFiles {
-    /// Renames every atomic file into place, the primary output first: it is the one most
-    /// likely to be a device that fails.
+    /// Commits every output, all or nothing (see [`rdq_envelope::io::commit_all`]).
     pub fn commit(self) -> anyhow::Result<()> {
-        for out in [self.primary, self.secondary, self.rejects, self.summary]
-            .into_iter()
-            .flatten()
-        {
-            out.commit()?;
-        }
+        self.commit_then(|| Ok(()))
+    }
+
+    /// Like [`commit`](Self::commit), with `last_word` once every output is complete and
+    /// before any is renamed into place.
+    pub fn commit_then(
+        self,
+        last_word: impl FnOnce() -> std::io::Result<()>,
+    ) -> anyhow::Result<()> {
+        // The primary output first: it is the one most likely to be a device that fails.
+        let all = [
+            self.primary,
+            self.secondary,
+            self.rejects,
+            self.summary,
+            self.messages,
+        ];
+        rdq_envelope::io::commit_all_then(all.into_iter().flatten(), last_word)?;
         Ok(())
     }
 }
@@ -172,12 +208,15 @@ pub fn execute<Op: LineOperation>(
     run: Run,
     files: &mut RunFiles,
 ) -> anyhow::Result<Summary> {
-    let mut stderr = std::io::stderr();
     let outputs = Outputs {
         primary: files.primary.as_mut().map(|o| o as _),
         secondary: files.secondary.as_mut().map(|o| o as _),
         rejects: files.rejects.as_mut().map(|o| o as _),
-        messages: run.messages.then_some(&mut stderr as _),
+        messages: files
+            .messages
+            .as_mut()
+            .filter(|_| run.messages)
+            .map(|o| o as _),
     };
     let mut summary = pipeline::run(sources, op, run.options, outputs, run.progress)?;
     summary.seconds = run.started.elapsed().as_secs_f64();
@@ -195,6 +234,17 @@ pub fn outcome(summary: &Summary) -> Outcome {
     } else {
         Outcome::Clean
     }
+}
+
+/// The inputs as streams, for [`check_aliases`]: `-` (or none at all) is standard input.
+pub fn input_streams(files: &[PathBuf]) -> Vec<Named> {
+    if files.is_empty() {
+        return vec![Named::new("input", Stream::Stdin)];
+    }
+    files
+        .iter()
+        .map(|path| Named::path("input", path, false))
+        .collect()
 }
 
 /// The inputs in order: `-` (or none at all) is standard input.

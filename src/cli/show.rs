@@ -4,7 +4,7 @@ use anyhow::bail;
 use clap::Args;
 
 use rdq_envelope::envelope::formats::ulid_time_ms;
-use rdq_envelope::io::{OutputCompression, OutputFile};
+use rdq_envelope::io::{check_aliases, Named, OutputCompression, OutputFile, Stream};
 use rdq_envelope::ops::{ShowOp, ShowPayload};
 use rdq_envelope::pipeline::{self, Outputs, PipelineOptions};
 use rdq_envelope::EnvelopeRules;
@@ -53,6 +53,8 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
         (false, false) => ShowPayload::No,
     };
     let op = ShowOp::new(EnvelopeRules::new(options)?, args.id, args.all, payload);
+    let stdout_named = [Named::new("the envelope", Stream::Stdout)];
+    check_aliases(&run::input_streams(&args.input.files), &stdout_named)?;
     let mut stdout = OutputFile::stdout_compressed(OutputCompression::None)?;
     let options = PipelineOptions {
         jobs: run::jobs(&args.input),
@@ -68,7 +70,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
     let books = pipeline::run(run::sources(&args.input.files), &op, options, outputs, None)?;
     stdout.commit()?;
     if books.emitted == 0 {
-        eprintln!("rdq-envelope: no valid envelope has the ID {}", op.id());
+        super::say(format_args!("no valid envelope has the ID {}", op.id()))?;
         return Ok(Outcome::Rejected);
     }
     Ok(Outcome::Clean)

@@ -51,7 +51,7 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Outcome> {
         &op,
         &args.input,
         &args.output,
-        args.valid_out.as_deref(),
+        args.valid_out.as_deref().map(|p| ("--valid-out", p)),
         false,
     )
 }

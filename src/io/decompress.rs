@@ -1,8 +1,10 @@
 //! Transparent decompression: gzip and zstd, sniffed from magic bytes (CLI.md, "Inputs").
 
+use std::cell::Cell;
 use std::error::Error;
 use std::fmt;
 use std::io::{self, Read};
+use std::rc::Rc;
 
 use flate2::read::MultiGzDecoder;
 
@@ -57,23 +59,59 @@ pub fn sniff(prefix: &[u8]) -> Compression {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn decompressed<'a, R: Read + 'a>(mut rdr: R) -> io::Result<(Compression, Box<dyn Read + 'a>)> {
-    let mut magic = [0; 4];
-    let n = read_prefix(&mut rdr, &mut magic)?;
+    let mut magic = [0; 6];
+    let mut n = read_prefix(&mut rdr, &mut magic[..4])?;
+    // Two bytes more only where the first four may begin a format that needs six to be told
+    // (an interactive producer's first short line is not waited on otherwise).
+    if n == 4 && (magic[..4] == XZ[..4] || magic.starts_with(b"BZh")) {
+        n += read_prefix(&mut rdr, &mut magic[4..])?;
+    }
+    if let Some(format) = unsupported(&magic[..n]) {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("{format} input is not supported; decompress it first ({format} -dc FILE | rdq-envelope ...)"),
+        ));
+    }
     let compression = sniff(&magic[..n]);
     // Put the peeked bytes back in front of the rest.
     let whole = io::Cursor::new(magic).take(n as u64).chain(rdr);
+    let read = Rc::new(Cell::new(0));
+    let source = Source {
+        inner: whole,
+        read: Rc::clone(&read),
+    };
     let stream: Box<dyn Read + 'a> = match compression {
-        Compression::None => Box::new(whole),
+        Compression::None => Box::new(source.inner),
         Compression::Gzip => Box::new(Decoding {
-            inner: MultiGzDecoder::new(Source(whole)),
+            inner: MultiGzDecoder::new(source),
             format: "gzip",
+            read,
+            decoded: 0,
         }),
         Compression::Zstd => Box::new(Decoding {
-            inner: zstd::stream::read::Decoder::new(Source(whole))?,
+            inner: zstd::stream::read::Decoder::new(source)?,
             format: "zstd",
+            read,
+            decoded: 0,
         }),
     };
     Ok((compression, stream))
+}
+
+/// The xz magic: FD '7zXZ' 00.
+const XZ: [u8; 6] = [0xFD, b'7', b'z', b'X', b'Z', 0x00];
+
+/// Compressed formats that are recognised but not read: named, so that their bytes are not
+/// judged as lines of garbage. bzip2 is `BZh`, a block size digit, then a block's or the end's
+/// magic; lz4 frames (and the legacy format) have magic numbers of their own.
+fn unsupported(prefix: &[u8]) -> Option<&'static str> {
+    match prefix {
+        p if p == XZ => Some("xz"),
+        [b'B', b'Z', b'h', b'1'..=b'9', 0x31, 0x41]
+        | [b'B', b'Z', b'h', b'1'..=b'9', 0x17, 0x72] => Some("bzip2"),
+        [0x04, 0x22, 0x4D, 0x18, ..] | [0x02, 0x21, 0x4C, 0x18, ..] => Some("lz4"),
+        _ => None,
+    }
 }
 
 /// Reads until `buf` is full or the stream ends; returns how many bytes it holds.
@@ -92,17 +130,22 @@ fn read_prefix<R: Read>(rdr: &mut R, buf: &mut [u8]) -> io::Result<usize> {
 
 /// The compressed input under a decoder: marks its errors, so that [`Decoding`] can tell them
 /// from the decoder's own and pass them on untouched.
-struct Source<R>(R);
+/// It also counts the compressed bytes read, for the decoder's messages.
+struct Source<R> {
+    inner: R,
+    read: Rc<Cell<u64>>,
+}
 
 impl<R: Read> Read for Source<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.0.read(buf).map_err(|e| {
-            if e.kind() == io::ErrorKind::Interrupted {
-                e
-            } else {
-                io::Error::new(e.kind(), SourceError(e))
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.read.set(self.read.get() + n as u64);
+                Ok(n)
             }
-        })
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Err(e),
+            Err(e) => Err(io::Error::new(e.kind(), SourceError(e))),
+        }
     }
 }
 
@@ -124,14 +167,24 @@ impl Error for SourceError {
 
 /// A decoder whose own errors say which format was corrupt or truncated: the decoders' messages
 /// alone ("incomplete frame", "corrupt deflate stream") do not.
+/// They also say where the decoder was: how much it had decoded, and how much compressed input
+/// it had read (the lines already framed lag behind both).
 struct Decoding<D> {
     inner: D,
     format: &'static str,
+    read: Rc<Cell<u64>>,
+    decoded: u64,
 }
 
 impl<D: Read> Read for Decoding<D> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.inner.read(buf).map_err(|e| self.describe(e))
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.decoded += n as u64;
+                Ok(n)
+            }
+            Err(e) => Err(self.describe(e)),
+        }
     }
 }
 
@@ -153,7 +206,15 @@ impl<D> Decoding<D> {
         } else {
             "corrupt"
         };
-        io::Error::new(kind, format!("{what} {} stream: {e}", self.format))
+        io::Error::new(
+            kind,
+            format!(
+                "{what} {} stream: {e} (the decoder had decoded {} bytes from {} compressed bytes read)",
+                self.format,
+                self.decoded,
+                self.read.get()
+            ),
+        )
     }
 }
 

@@ -3,8 +3,12 @@
 //!
 //! Compression is sniffed from a stream's first bytes, never from a file name.
 
+mod alias;
 mod decompress;
 mod output;
+mod temp;
 
+pub use alias::{check_aliases, AliasError, Named, Stream};
 pub use decompress::{decompressed, sniff, Compression};
-pub use output::{OutputCompression, OutputFile};
+pub use output::{commit_all, commit_all_then, OutputCompression, OutputFile};
+pub use temp::{remove_live_temporary_files, remove_stale_temporary_files, temporary_file_owner};

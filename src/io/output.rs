@@ -1,15 +1,22 @@
-//! Output files (CLI.md "Output files"): atomic where the path allows it, direct elsewhere.
+//! Output files: atomic where the path allows it, direct elsewhere.
 //!
 //! A regular file (or a path that does not exist yet) is written to a temporary file beside it
-//! and renamed into place only by [`OutputFile::commit`], so a run that fails, is killed or
-//! meets a closed pipe never leaves a partial file at the path, and a file already there stays
-//! untouched. Anything else (`-`, `/dev/stdout`, `/dev/full`, a FIFO, a character device) is
-//! written directly: renaming over a device would replace the device itself.
+//! and renamed into place only by [`OutputFile::commit`] or [`commit_all`], so a run that
+//! fails, is interrupted or meets a closed pipe never leaves a partial file at the path, and a
+//! file already there stays untouched. Anything else (`-`, `/dev/stdout`, `/dev/full`, a FIFO, a
+//! character device) is written directly: renaming over a device would replace the device
+//! itself.
+//!
+//! A run with several outputs commits them in two phases ([`commit_all`]): every output is
+//! finished and synced to disk first, and only then are they all renamed, so that a failure
+//! in the first phase leaves every path as it was.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+use super::temp;
 
 use zstd::stream::raw::{Encoder as ZstdEncoder, Operation};
 use zstd::stream::zio::Writer as ZstdWriter;
@@ -19,6 +26,7 @@ const BLOCK: usize = 256 * 1024;
 
 enum Target {
     Stdout(io::Stdout),
+    Stderr(io::Stderr),
     Direct(File),
     Atomic {
         file: File,
@@ -44,6 +52,12 @@ pub enum OutputCompression {
 }
 
 impl OutputCompression {
+    /// What a file name asks for, compressing zstd on as many threads as the machine has.
+    pub fn for_name(path: &Path) -> Self {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Self::from_name(path, u32::try_from(threads).unwrap_or(u32::MAX))
+    }
+
     /// What a file name asks for: `.zst` is zstd, `.gz` gzip, anything else none.
     pub fn from_name(path: &Path, threads: u32) -> Self {
         match path.extension().and_then(|e| e.to_str()) {
@@ -95,6 +109,10 @@ impl Layer {
 pub struct OutputFile {
     out: Layer,
     name: String,
+    /// Standard output, however named (`-`, `/dev/stdout`): a closed pipe there is the reader
+    /// saying it has seen enough (`| head`), and stays `BrokenPipe`. Anywhere else (a FIFO, a
+    /// socket, standard error) it is a failed output.
+    is_stdout: bool,
 }
 
 impl std::fmt::Debug for OutputFile {
@@ -115,13 +133,26 @@ impl OutputFile {
         Ok(OutputFile {
             out: layer(Target::Stdout(io::stdout()), compression)?,
             name: "<stdout>".to_owned(),
+            is_stdout: true,
         })
     }
 
+    /// Standard error, for text to people: its write errors are errors like any output's.
+    pub fn stderr() -> Self {
+        OutputFile {
+            out: Layer::Plain(BufWriter::with_capacity(
+                8 << 10,
+                Target::Stderr(io::stderr()),
+            )),
+            name: "<stderr>".to_owned(),
+            is_stdout: false,
+        }
+    }
+
     /// `-` is standard output; a regular or new file is written atomically; anything else
-    /// directly.
+    /// directly. Compressed as the name says (`.zst`, `.gz`): every output follows its name.
     pub fn create(path: &Path) -> io::Result<Self> {
-        Self::create_compressed(path, OutputCompression::None)
+        Self::create_compressed(path, OutputCompression::for_name(path))
     }
 
     /// Like [`create`](Self::create), compressed as asked.
@@ -152,6 +183,9 @@ impl OutputFile {
         };
         Ok(OutputFile {
             out: layer(target, compression)?,
+            is_stdout: ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+                .iter()
+                .any(|p| path == Path::new(p)),
             name,
         })
     }
@@ -161,26 +195,26 @@ impl OutputFile {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let base = dest
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let existing = fs::metadata(&dest).ok().map(|m| m.permissions());
+        // Temporary files that a killed run left here (no handler sees SIGKILL).
+        temp::sweep_once(&dir);
+        let existing = fs::metadata(&dest).ok();
         for attempt in 0u32.. {
-            let temp = dir.join(format!(".{base}.rdq-tmp.{}.{attempt}", std::process::id()));
+            let temp = temp::fresh_name(&dir);
             // create_new: never reuse a stranger's file; the mode follows the umask, unlike a
             // private temporary file, so the renamed file looks like any other output.
             match OpenOptions::new().write(true).create_new(true).open(&temp) {
                 Ok(file) => {
-                    if let Some(perms) = existing {
-                        file.set_permissions(perms)?;
-                    }
-                    return Ok(Target::Atomic {
+                    temp::register(&temp);
+                    let target = Target::Atomic {
                         file,
                         temp,
                         dest,
                         committed: false,
-                    });
+                    };
+                    if let (Some(old), Target::Atomic { file, .. }) = (&existing, &target) {
+                        keep_owner_and_mode(file, old)?;
+                    }
+                    return Ok(target);
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 1000 => {}
                 Err(e) => return Err(e),
@@ -195,42 +229,111 @@ impl OutputFile {
     }
 
     /// Flushes everything and, for an atomic file, renames it into place.
-    pub fn commit(mut self) -> io::Result<()> {
-        self.finish().map_err(|e| self.named(e))
+    pub fn commit(self) -> io::Result<()> {
+        commit_all([self])
     }
 
+    /// The first phase of a commit: the compressed stream ended, everything flushed, an atomic
+    /// file synced to disk. Nothing is renamed yet.
     fn finish(&mut self) -> io::Result<()> {
-        let mut buffered = self.out.finish()?;
-        buffered.flush()?;
-        // Put the target back, so that dropping it can still clean up if the rename fails.
+        let mut buffered = self.out.finish().map_err(|e| self.named(e))?;
+        let flushed = buffered.flush();
+        // Put the target back, so that dropping it can still clean up.
         self.out = Layer::Plain(buffered);
+        flushed.map_err(|e| self.named(e))?;
         let Layer::Plain(buffered) = &mut self.out else {
             unreachable!("just put back")
         };
-        match buffered.get_mut() {
+        let done = match buffered.get_mut() {
             Target::Stdout(s) => s.flush(),
+            Target::Stderr(s) => s.flush(),
             Target::Direct(f) => f.flush(),
-            Target::Atomic {
-                file,
-                temp,
-                dest,
-                committed,
-            } => {
-                file.sync_all()?;
-                fs::rename(&*temp, &*dest)?;
-                *committed = true;
-                Ok(())
-            }
+            Target::Atomic { file, .. } => file.sync_all(),
+        };
+        done.map_err(|e| self.named(e))
+    }
+
+    /// The second phase: an atomic file renamed into place.
+    fn rename(&mut self, live: &mut Vec<PathBuf>) -> io::Result<()> {
+        let Layer::Plain(buffered) = &mut self.out else {
+            unreachable!("finished before renamed")
+        };
+        if let Target::Atomic {
+            temp,
+            dest,
+            committed,
+            ..
+        } = buffered.get_mut()
+        {
+            fs::rename(&*temp, &*dest)?;
+            *committed = true;
+            temp::forget(live, temp);
         }
+        Ok(())
     }
 }
 
+/// Commits several outputs all or nothing, as far as a file system allows: every one is
+/// finished and synced first (a full disk, a closed pipe, a failing device stops the commit
+/// there, and every atomic output's path stays as it was), then every atomic file is renamed
+/// into place, with signals held off (see [`super::remove_live_temporary_files`]). Only a
+/// failing rename (the folder removed meanwhile) or a crash between two renames can leave some
+/// paths new and others old. On error, the outputs not yet renamed are removed.
+pub fn commit_all(outputs: impl IntoIterator<Item = OutputFile>) -> io::Result<()> {
+    commit_all_then(outputs, || Ok(()))
+}
+
+/// Like [`commit_all`], with `last_word` run between the two phases, when every output is
+/// complete and none renamed: a run's closing line for people goes there, so that a standard
+/// error that cannot take it fails the run with every path still as it was.
+pub fn commit_all_then(
+    outputs: impl IntoIterator<Item = OutputFile>,
+    last_word: impl FnOnce() -> io::Result<()>,
+) -> io::Result<()> {
+    let mut outputs: Vec<OutputFile> = outputs.into_iter().collect();
+    for out in &mut outputs {
+        out.finish()?;
+    }
+    last_word()?;
+    // Declared after `outputs`, so dropped before it: an output that is dropped unrenamed takes
+    // this lock to forget its temporary file.
+    let mut live = temp::live();
+    for out in &mut outputs {
+        out.rename(&mut live).map_err(|e| out.named(e))?;
+    }
+    Ok(())
+}
+
 impl OutputFile {
-    /// The error, naming this output; its kind is kept (a closed pipe stays `BrokenPipe`).
+    /// The error, naming this output. A closed pipe keeps its kind only on standard output,
+    /// where it ends the run quietly; anywhere else it is an output that failed.
     #[cold]
     fn named(&self, e: io::Error) -> io::Error {
-        io::Error::new(e.kind(), format!("{}: write failed: {e}", self.name))
+        let kind = match e.kind() {
+            io::ErrorKind::BrokenPipe if !self.is_stdout => io::ErrorKind::Other,
+            kind => kind,
+        };
+        io::Error::new(kind, format!("{}: write failed: {e}", self.name))
     }
+}
+
+/// Gives a new file the mode, owner and group of the file it will replace, as `sed -i` does.
+/// The owner and group are kept where the process may set them (as root, or a group it is in);
+/// elsewhere the file is the writer's, as any new file would be.
+fn keep_owner_and_mode(file: &File, old: &fs::Metadata) -> io::Result<()> {
+    file.set_permissions(old.permissions())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let new = file.metadata()?;
+        if (new.uid(), new.gid()) != (old.uid(), old.gid()) {
+            let _ = std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid()))
+                .or_else(|_| std::os::unix::fs::fchown(file, None, Some(old.gid())));
+            // chown may clear the set-user-ID bits: the mode once more.
+            file.set_permissions(old.permissions())?;
+        }
+    }
+    Ok(())
 }
 
 impl Write for OutputFile {
@@ -307,6 +410,7 @@ impl Write for Target {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Target::Stdout(s) => s.write(buf),
+            Target::Stderr(s) => s.write(buf),
             Target::Direct(f) | Target::Atomic { file: f, .. } => f.write(buf),
         }
     }
@@ -314,6 +418,7 @@ impl Write for Target {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Target::Stdout(s) => s.flush(),
+            Target::Stderr(s) => s.flush(),
             Target::Direct(f) | Target::Atomic { file: f, .. } => f.flush(),
         }
     }
@@ -329,6 +434,7 @@ impl Drop for Target {
         {
             // The run did not complete: leave nothing at the path, and no litter beside it.
             let _ = fs::remove_file(&*temp);
+            temp::forget(&mut temp::live(), temp);
         }
     }
 }

@@ -81,6 +81,8 @@ pub(super) struct Chunk<T = ()> {
     pub bytes_in: u64,
     /// Set on the last chunk of a source that could not be read to its end.
     pub failure: Option<InputFailure>,
+    /// Set by a worker whose operation panicked on this chunk: the panic's message.
+    pub panic: Option<String>,
     pub out: ChunkOutput<T>,
 }
 
@@ -92,6 +94,7 @@ impl<T> Chunk<T> {
         self.spans.clear();
         self.bytes_in = 0;
         self.failure = None;
+        self.panic = None;
         self.out.clear();
     }
 
@@ -101,6 +104,11 @@ impl<T> Chunk<T> {
     pub fn is_full(&self, chunk_bytes: usize) -> bool {
         self.data.len() >= chunk_bytes
             || self.spans.len() * std::mem::size_of::<LineSpan>() >= chunk_bytes.max(MIN_SPAN_BYTES)
+    }
+
+    /// The number of the chunk's first line (0 when it has none).
+    pub fn first_line(&self) -> u64 {
+        self.spans.first().map_or(0, |s| s.number)
     }
 
     /// Copies a line in: its bytes leave the reader's buffer, which the next line reuses.

@@ -154,6 +154,10 @@ impl Default for PipelineOptions {
     }
 }
 
+/// The most worker threads a run starts. More threads than cores buys nothing, and each holds
+/// a few chunks' worth of buffers, so a huge `jobs` would only cost memory (or fail to start).
+pub const MAX_JOBS: usize = 256;
+
 /// 1 MiB: large enough that per-chunk costs (channel hops, a reorder step, a few writes)
 /// vanish beside the work, small enough to stay in the L2/L3 cache while a worker walks it.
 pub const DEFAULT_CHUNK_BYTES: usize = 1 << 20;
@@ -192,6 +196,17 @@ pub enum PipelineError {
     /// An output could not be written (its error names it); a closed pipe is `BrokenPipe`.
     #[error("output failed")]
     Output(#[source] io::Error),
+    /// The system would not start the reader or any worker thread.
+    #[error("cannot start the pipeline's threads")]
+    Threads(#[source] io::Error),
+    /// A thread of the pipeline panicked: a bug. The run is incomplete, whatever was written.
+    #[error("{place}: internal error (a bug, please report it): {message}")]
+    Panicked {
+        /// Where: the source and first line of the chunk being worked on, or "the reader".
+        place: String,
+        /// The panic's message.
+        message: String,
+    },
 }
 
 /// Runs `op` over every line of `sources`, in parallel, writing the outputs in input order.
@@ -231,10 +246,10 @@ pub fn run<Op: LineOperation>(
     mut outputs: Outputs<'_>,
     progress: Option<Arc<Progress>>,
 ) -> Result<Summary, PipelineError> {
-    let jobs = options.jobs.max(1);
+    let jobs = options.jobs.clamp(1, MAX_JOBS);
     // Enough chunks that every worker has one, the reader fills one ahead and the writer
     // drains one, plus slack so one slow chunk does not idle the others at once.
-    let pool = 2 * jobs + 2;
+    let pool = jobs + 2 + jobs.min(8);
     let names: Vec<String> = sources.iter().map(Source::name).collect();
     let stop = Arc::new(AtomicBool::new(false));
 
@@ -249,30 +264,40 @@ pub fn run<Op: LineOperation>(
             .expect("the receiver is alive");
     }
 
-    let reader = {
-        let stop = Arc::clone(&stop);
-        let progress = progress.clone();
-        let options = options.clone();
-        // Not scoped: a reader blocked on a silent pipe must not keep the run from ending
-        // when the output has failed. It owns everything it touches.
-        thread::Builder::new()
-            .name("rdq-reader".into())
-            .spawn(move || read_sources(sources, &options, &free_rx, &work_tx, &stop, progress))
-            .expect("spawning the reader thread")
-    };
-
     let names = &names;
-    let result = thread::scope(|scope| {
+    thread::scope(|scope| {
+        // Workers first: if the system will not start even one, nothing has been read.
         let mut workers = Vec::with_capacity(jobs);
         for index in 0..jobs {
             let (work_rx, done_tx, stop_rx) = (work_rx.clone(), done_tx.clone(), stop_rx.clone());
-            let worker = thread::Builder::new()
+            let spawned = thread::Builder::new()
                 .name(format!("rdq-worker-{index}"))
-                .spawn_scoped(scope, move || work(op, names, &work_rx, &done_tx, &stop_rx))
-                .expect("spawning a worker thread");
-            workers.push(worker);
+                .spawn_scoped(scope, move || work(op, names, &work_rx, &done_tx, &stop_rx));
+            match spawned {
+                Ok(worker) => workers.push(worker),
+                // Fewer workers write the same bytes, only later: go on with those that run.
+                Err(_) if !workers.is_empty() => break,
+                Err(error) => return Err(PipelineError::Threads(error)),
+            }
         }
-        drop(done_tx);
+        drop((done_tx, work_rx));
+        // Not scoped: a reader blocked on a silent pipe must not keep the run from ending
+        // when the output has failed. It owns everything it touches.
+        let reader = {
+            let stop = Arc::clone(&stop);
+            let progress = progress.clone();
+            let options = options.clone();
+            thread::Builder::new()
+                .name("rdq-reader".into())
+                .spawn(move || read_sources(sources, &options, &free_rx, &work_tx, &stop, progress))
+        };
+        let reader = match reader {
+            Ok(reader) => reader,
+            Err(error) => {
+                drop(stop_tx);
+                return Err(PipelineError::Threads(error));
+            }
+        };
         let result = write_in_order(
             op,
             &done_rx,
@@ -290,27 +315,44 @@ pub fn run<Op: LineOperation>(
         // Joined one by one, not only by the scope's end: a scope returns once each closure
         // has returned, which can be before the thread has run its thread-local destructors
         // (LeakSanitizer in the `pipeline` fuzz target caught crossbeam's per-thread context
-        // still allocated).
+        // still allocated). A worker's panic was caught and reported through its chunk.
         for worker in workers {
             let _ = worker.join();
         }
-        result
-    });
-    // After an input error the reader has sent its last chunk and is ending; after an output
-    // error or an early stop it may be blocked on a silent pipe, so it is left to end with the
-    // process (it stops at its next chunk).
-    match result {
-        Ok(Ending::Read(books)) => {
-            let _ = reader.join();
-            Ok(books)
-        }
-        Ok(Ending::Stopped(books)) => Ok(books),
-        Err(error) => {
-            if !matches!(error, PipelineError::Output(_)) {
-                let _ = reader.join();
+        // After an input error the reader has sent its last chunk and is ending; after an
+        // output error or an early stop it may be blocked on a silent pipe, so it is left to
+        // end with the process (it stops at its next chunk). A reader that panicked has sent
+        // no more chunks, so the writer saw the input end early: that is no clean end.
+        match result {
+            Ok(Ending::Read(books)) => match reader.join() {
+                Ok(()) => Ok(books),
+                Err(panic) => Err(PipelineError::Panicked {
+                    place: "the reader".into(),
+                    message: panic_message(&*panic),
+                }),
+            },
+            Ok(Ending::Stopped(books)) => Ok(books),
+            Err(error) => {
+                if !matches!(
+                    error,
+                    PipelineError::Output(_) | PipelineError::Panicked { .. }
+                ) {
+                    let _ = reader.join();
+                }
+                Err(error)
             }
-            Err(error)
         }
+    })
+}
+
+/// A panic's message, when it has one (`panic!` with a literal or a formatted string).
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_owned()
     }
 }
 
@@ -349,7 +391,10 @@ fn read_sources<T: Default>(
             Ok(stream) => stream,
             Err(error) => {
                 chunk.failure = Some(InputFailure {
-                    what: "cannot open",
+                    what: match error.kind() {
+                        io::ErrorKind::Unsupported => "cannot read",
+                        _ => "cannot open",
+                    },
                     line: 0,
                     offset: 0,
                     error,
@@ -443,8 +488,16 @@ fn work<Op: LineOperation>(
             },
             recv(stop) -> _ => return,
         };
-        chunk.process(op, &mut state, &names[chunk.source]);
-        if done.send(chunk).is_err() {
+        let processed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            chunk.process(op, &mut state, &names[chunk.source])
+        }));
+        // A panic leaves the chunk half done and the state unknown: the chunk goes back marked,
+        // so that the writer ends the run at once (a lost chunk would stall it forever), and
+        // this worker ends.
+        let panicked = processed.err().map(|panic| panic_message(&*panic));
+        let last = panicked.is_some();
+        chunk.panic = panicked;
+        if done.send(chunk).is_err() || last {
             return;
         }
     }
@@ -464,7 +517,17 @@ fn write_in_order<Op: LineOperation>(
     // Chunks that finished before an earlier one, by sequence number. At most the pool's size.
     let mut waiting = std::collections::BTreeMap::<u64, Chunk<Op::Tally>>::new();
     let mut next = 0u64;
-    for chunk in done {
+    for mut chunk in done {
+        if let Some(message) = chunk.panic.take() {
+            return Err(PipelineError::Panicked {
+                place: format!(
+                    "{}: the lines from line {}",
+                    names[chunk.source],
+                    chunk.first_line()
+                ),
+                message,
+            });
+        }
         waiting.insert(chunk.seq, chunk);
         while let Some(mut chunk) = waiting.remove(&next) {
             next += 1;

@@ -1,0 +1,38 @@
+//! Signals: SIGINT, SIGTERM, SIGHUP and SIGPIPE end the run the way `zstd` does, with no
+//! temporary file left behind, every output path as it was before the run, and the
+//! conventional status (128 + the signal's number: 130, 143, 129, 141).
+//!
+//! A SIGPIPE that the process raised itself (a write to a pipe whose reader went away) is not
+//! an interruption: the write fails with EPIPE and the output's own rules apply (a closed
+//! standard output ends the run quietly). Only a SIGPIPE sent by another process ends the run
+//! here. SIGKILL cannot be caught: the temporary files it leaves are removed by the next run
+//! that writes an output into the same folder (see `rdq_envelope::io`).
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGPIPE, SIGTERM};
+use signal_hook::iterator::exfiltrator::WithOrigin;
+use signal_hook::iterator::SignalsInfo;
+
+/// Starts the thread that waits for the signals. Without it (the handlers cannot be set), the
+/// signals keep their default action, which still leaves every output path untouched.
+pub fn install() {
+    let Ok(mut signals) = SignalsInfo::<WithOrigin>::new([SIGINT, SIGTERM, SIGHUP, SIGPIPE]) else {
+        return;
+    };
+    let own = std::process::id();
+    let spawned = std::thread::Builder::new()
+        .name("rdq-signals".into())
+        .spawn(move || {
+            for origin in signals.forever() {
+                let from_self = origin
+                    .process
+                    .is_some_and(|p| u32::try_from(p.pid) == Ok(own));
+                if origin.signal == SIGPIPE && from_self {
+                    continue;
+                }
+                // Held until the process ends: no output is renamed into place after this.
+                let _held = rdq_envelope::io::remove_live_temporary_files();
+                std::process::exit(128 + origin.signal);
+            }
+        });
+    drop(spawned);
+}

@@ -1,0 +1,229 @@
+//! Refusing outputs that alias each other or an input, as `cat` refuses "input file is output
+//! file": two outputs naming the same file would interleave or overwrite each other, and an
+//! output that is an input destroys the one copy of the data (or, appended to while it is read,
+//! grows until the disk is full).
+//!
+//! Files are compared by device and inode, never by name, so `./x`, a symbolic link and a hard
+//! link are all caught. Only regular files (and outputs that do not exist yet) are compared:
+//! devices such as `/dev/null` may be named any number of times.
+
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// One stream a run reads or writes.
+#[derive(Debug, Clone)]
+pub enum Stream {
+    /// A file by its path (`-` is not a path: use the standard streams).
+    Path(PathBuf),
+    /// Standard input.
+    Stdin,
+    /// Standard output.
+    Stdout,
+    /// Standard error (compared with the inputs only: `>log 2>&1` is ordinary).
+    Stderr,
+}
+
+/// A stream and the role it plays, for messages (`-o`, `--rejects`, `input`).
+#[derive(Debug, Clone)]
+pub struct Named {
+    /// What the stream is to the run: a flag, or "input".
+    pub role: String,
+    /// The stream.
+    pub stream: Stream,
+}
+
+impl Named {
+    /// A stream in a role.
+    pub fn new(role: impl Into<String>, stream: Stream) -> Self {
+        Named {
+            role: role.into(),
+            stream,
+        }
+    }
+
+    /// A path given on the command line in a role: `-` is the standard stream of its side.
+    pub fn path(role: impl Into<String>, path: &Path, output: bool) -> Self {
+        let stream = match (path.as_os_str() == "-", output) {
+            (true, true) => Stream::Stdout,
+            (true, false) => Stream::Stdin,
+            (false, _) => Stream::Path(path.to_path_buf()),
+        };
+        Named::new(role, stream)
+    }
+
+    fn describe(&self) -> String {
+        match &self.stream {
+            Stream::Path(p) => format!("{} ({})", p.display(), self.role),
+            Stream::Stdin => format!("standard input ({})", self.role),
+            Stream::Stdout => format!("standard output ({})", self.role),
+            Stream::Stderr => format!("standard error ({})", self.role),
+        }
+    }
+}
+
+/// Two streams of a run that are one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AliasError {
+    /// The first stream, described.
+    pub first: String,
+    /// The second stream, described.
+    pub second: String,
+    /// Whether one of the two is an input.
+    pub input: bool,
+}
+
+impl fmt::Display for AliasError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.input {
+            "input file is output file"
+        } else {
+            "two outputs are the same file"
+        };
+        write!(f, "{what}: {} and {}", self.first, self.second)
+    }
+}
+
+impl std::error::Error for AliasError {}
+
+/// What makes a file itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Identity {
+    /// An existing regular file.
+    Inode(u64, u64),
+    /// A file not there yet: its folder and name.
+    New(u64, u64, std::ffi::OsString),
+}
+
+/// Checks that no output is an input and no two outputs are one file. Streams that are not
+/// regular files (pipes, terminals, devices) are never compared.
+pub fn check_aliases(inputs: &[Named], outputs: &[Named]) -> Result<(), AliasError> {
+    let ids = |list: &[Named]| -> Vec<Option<Identity>> { list.iter().map(identity).collect() };
+    let (input_ids, output_ids) = (ids(inputs), ids(outputs));
+    for (o, out) in outputs.iter().enumerate() {
+        let Some(id) = &output_ids[o] else { continue };
+        if let Some(i) = input_ids.iter().position(|i| i.as_ref() == Some(id)) {
+            return Err(AliasError {
+                first: inputs[i].describe(),
+                second: out.describe(),
+                input: true,
+            });
+        }
+        if matches!(out.stream, Stream::Stderr) {
+            continue;
+        }
+        let earlier = output_ids[..o]
+            .iter()
+            .zip(outputs)
+            .position(|(other, named)| {
+                other.as_ref() == Some(id) && !matches!(named.stream, Stream::Stderr)
+            });
+        if let Some(e) = earlier {
+            return Err(AliasError {
+                first: outputs[e].describe(),
+                second: out.describe(),
+                input: false,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn identity(named: &Named) -> Option<Identity> {
+    let meta = match &named.stream {
+        Stream::Path(path) => match fs::metadata(path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return new_file(path),
+            Err(_) => return None,
+        },
+        Stream::Stdin => standard(0)?,
+        Stream::Stdout => standard(1)?,
+        Stream::Stderr => standard(2)?,
+    };
+    inode(&meta)
+}
+
+#[cfg(unix)]
+fn inode(meta: &fs::Metadata) -> Option<Identity> {
+    use std::os::unix::fs::MetadataExt;
+    meta.is_file()
+        .then(|| Identity::Inode(meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn inode(_: &fs::Metadata) -> Option<Identity> {
+    None
+}
+
+/// An output path that does not exist yet: two of them alias when their folders are one and
+/// their names equal.
+#[cfg(unix)]
+fn new_file(path: &Path) -> Option<Identity> {
+    use std::os::unix::fs::MetadataExt;
+    let name = path.file_name()?.to_os_string();
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let meta = fs::metadata(dir).ok()?;
+    Some(Identity::New(meta.dev(), meta.ino(), name))
+}
+
+#[cfg(not(unix))]
+fn new_file(_: &Path) -> Option<Identity> {
+    None
+}
+
+/// What a standard stream of this process is open on.
+#[cfg(unix)]
+fn standard(fd: i32) -> Option<fs::Metadata> {
+    use std::os::fd::AsFd;
+    let owned = match fd {
+        0 => io::stdin().as_fd().try_clone_to_owned(),
+        1 => io::stdout().as_fd().try_clone_to_owned(),
+        _ => io::stderr().as_fd().try_clone_to_owned(),
+    };
+    fs::File::from(owned.ok()?).metadata().ok()
+}
+
+#[cfg(not(unix))]
+fn standard(_: i32) -> Option<fs::Metadata> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_links_and_new_files_are_compared_as_files() {
+        let dir = std::env::temp_dir().join(format!("rdq-alias-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let a = dir.join("a.jsonl");
+        fs::write(&a, "{}\n").unwrap();
+        fs::hard_link(&a, dir.join("hard")).unwrap();
+        std::os::unix::fs::symlink(&a, dir.join("soft")).unwrap();
+        let input = [Named::path("input", &a, false)];
+        for other in ["hard", "soft", "./a.jsonl"] {
+            let out = [Named::path("-o", &dir.join(other), true)];
+            let e = check_aliases(&input, &out).unwrap_err();
+            assert!(e.input && e.to_string().starts_with("input file is output file"));
+        }
+        let new = [
+            Named::path("-o", &dir.join("new.jsonl"), true),
+            Named::path("--rejects", &dir.join(".").join("new.jsonl"), true),
+        ];
+        let e = check_aliases(&input, &new).unwrap_err();
+        assert!(!e.input, "{e}");
+        let apart = [
+            Named::path("-o", &dir.join("x"), true),
+            Named::path("--rejects", &dir.join("y"), true),
+            Named::path("--summary", Path::new("/dev/null"), true),
+            Named::path("--valid-out", Path::new("/dev/null"), true),
+        ];
+        check_aliases(&input, &apart).unwrap();
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
