@@ -293,3 +293,65 @@ fn an_input_error_names_the_source_line_and_offset_after_the_lines_before_it() {
     let (want, _) = sequential(&[("good", &data)], &op);
     assert!(valid.starts_with(&want[1]));
 }
+
+/// Panics on the line that holds "boom", emits every other line.
+struct PanicsOnBoom;
+
+impl pipeline::LineOperation for PanicsOnBoom {
+    type Worker = ();
+    type Tally = ();
+    fn worker(&self) {}
+    fn apply(
+        &self,
+        _: &mut (),
+        line: pipeline::SourceLine<'_>,
+        out: &mut pipeline::ChunkOutput,
+    ) -> pipeline::Action {
+        assert!(
+            memchr::memmem::find(line.line.content, b"boom").is_none(),
+            "the operation met its bomb"
+        );
+        out.primary.extend_from_slice(line.line.content);
+        out.primary.push(b'\n');
+        pipeline::Action::Emit
+    }
+}
+
+/// A panicking operation was once swallowed (`let _ = worker.join()`): the run returned
+/// success with lines missing and balanced books. Now it is an error, for any worker count and
+/// wherever the bad line falls, and the run never hangs on the chunk that did not come back.
+#[test]
+fn a_panicking_operation_ends_the_run_with_an_error() {
+    for jobs in [1, 2, 4] {
+        for at in [0, 500, 9_999] {
+            let mut input = Vec::new();
+            for i in 0..10_000 {
+                input.extend_from_slice(if i == at { b"boom\n" } else { b"line\n" });
+            }
+            let sources = vec![Source::Reader {
+                name: "bombs".into(),
+                reader: Box::new(Cursor::new(input)),
+            }];
+            let options = PipelineOptions {
+                jobs,
+                chunk_bytes: 256,
+                ..PipelineOptions::default()
+            };
+            let mut out = Vec::new();
+            let outputs = Outputs {
+                primary: Some(&mut out),
+                secondary: None,
+                rejects: None,
+                messages: None,
+            };
+            let result = pipeline::run(sources, &PanicsOnBoom, options, outputs, None);
+            match result {
+                Err(PipelineError::Panicked { place, message }) => {
+                    assert!(place.starts_with("bombs: the lines from line "), "{place}");
+                    assert_eq!(message, "the operation met its bomb");
+                }
+                other => panic!("-j{jobs}, bomb at {at}: {other:?}"),
+            }
+        }
+    }
+}
