@@ -233,7 +233,7 @@ fn a_killed_run_is_resumed_by_redoing_only_the_shard_it_was_in() {
     loop {
         let in_flight = fs::read_dir(&out).into_iter().flatten().any(|e| {
             let name = e.unwrap().file_name().into_string().unwrap();
-            name.starts_with(".z.jsonl.rdq-tmp.")
+            name.starts_with(".rdq-tmp.")
         });
         if in_flight
             && out.join("manifest.json").exists()

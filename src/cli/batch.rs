@@ -692,7 +692,7 @@ impl Batch {
             let name = name.to_string_lossy();
             // The names OutputFile gives its temporary files: with the lock held, no live run
             // writes here, so every one is stale.
-            if rdq_envelope::io::temporary_file_owner(&name).is_some() {
+            if rdq_envelope::io::is_temporary_file_name(&name) {
                 remove_if_there(&self.out_dir.join(&*name))?;
                 removed += 1;
             }

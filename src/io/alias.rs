@@ -53,6 +53,17 @@ impl Named {
         Named::new(role, stream)
     }
 
+    /// Standard output, by name or as itself.
+    fn is_stdout(&self) -> bool {
+        match &self.stream {
+            Stream::Stdout => true,
+            Stream::Path(p) => ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+                .iter()
+                .any(|s| p == Path::new(s)),
+            _ => false,
+        }
+    }
+
     fn describe(&self) -> String {
         match &self.stream {
             Stream::Path(p) => format!("{} ({})", p.display(), self.role),
@@ -113,11 +124,15 @@ pub fn check_aliases(inputs: &[Named], outputs: &[Named]) -> Result<(), AliasErr
         if matches!(out.stream, Stream::Stderr) {
             continue;
         }
+        // Standard output named twice (`--valid-out /dev/stdout` beside the default `-o`) is
+        // one stream written in order, not two files.
         let earlier = output_ids[..o]
             .iter()
             .zip(outputs)
             .position(|(other, named)| {
-                other.as_ref() == Some(id) && !matches!(named.stream, Stream::Stderr)
+                other.as_ref() == Some(id)
+                    && !matches!(named.stream, Stream::Stderr)
+                    && !(named.is_stdout() && out.is_stdout())
             });
         if let Some(e) = earlier {
             return Err(AliasError {

@@ -371,7 +371,11 @@ mod tests {
         let (_, out) = read_all(&zstd(TEXT)[..10]);
         let err = out.unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
-        assert_eq!(err.to_string(), "truncated zstd stream: incomplete frame");
+        assert_eq!(
+            err.to_string(),
+            "truncated zstd stream: incomplete frame \
+             (the decoder had decoded 1 bytes from 10 compressed bytes read)"
+        );
     }
 
     #[test]

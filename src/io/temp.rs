@@ -2,10 +2,11 @@
 //! (which a signal handler empties before the process ends), and the removal of those a killed
 //! run left.
 //!
-//! A temporary file is named `.rdq-tmp.PID.N`: short, so that any output name the file system
-//! takes can have one beside it, and with the writer's process ID, so that a later run can tell
-//! a file whose writer is gone (a run killed with SIGKILL, which no handler sees) from one that
-//! another run is still writing.
+//! A temporary file is named `.rdq-tmp.HOST.PID.N`: short, so that any output name the file
+//! system takes can have one beside it, and with the writer's host name and process ID, so that
+//! a later run on the same host can tell a file whose writer is gone (a run killed with SIGKILL,
+//! which no handler sees) from one that another run is still writing. A file of another host
+//! (a folder shared by the executors of a cluster) is never taken for stale.
 
 use std::collections::HashSet;
 use std::fs;
@@ -25,6 +26,26 @@ static SWEPT: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
+/// This host's name as temporary names carry it: letters, digits and `-` only, at most 32
+/// bytes; `unknown` when the system does not say (then no file is ever taken for stale).
+fn host() -> &'static str {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let name = fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        let clean: String = name
+            .trim()
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .take(32)
+            .collect();
+        if clean.is_empty() {
+            "unknown".to_owned()
+        } else {
+            clean
+        }
+    })
+}
+
 /// The list of live temporary files, locked. Held across the renames of a commit, so that a
 /// signal handler waits for them rather than seeing half the outputs renamed.
 pub(super) fn live() -> MutexGuard<'static, Vec<PathBuf>> {
@@ -34,7 +55,7 @@ pub(super) fn live() -> MutexGuard<'static, Vec<PathBuf>> {
 /// A fresh temporary name for a file in `dir`.
 pub(super) fn fresh_name(dir: &Path) -> PathBuf {
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    dir.join(format!("{PREFIX}{}.{n}", std::process::id()))
+    dir.join(format!("{PREFIX}{}.{}.{n}", host(), std::process::id()))
 }
 
 /// Records a temporary file just created.
@@ -60,18 +81,39 @@ pub fn remove_live_temporary_files() -> MutexGuard<'static, Vec<PathBuf>> {
     live
 }
 
-/// Whether `name` is a temporary file of an atomic output, and if so the process ID that wrote
-/// it. Knows the names of earlier versions too (`.NAME.rdq-tmp.PID.N`).
-pub fn temporary_file_owner(name: &str) -> Option<u32> {
-    let at = name.find(&PREFIX[1..])?;
-    if !name.starts_with('.') || (at != 1 && !name[..at].ends_with('.')) {
+/// Whether `name` is the name of a temporary file of an atomic output, of this version
+/// (`.rdq-tmp.HOST.PID.N`) or an earlier one (`.NAME.rdq-tmp.PID.N`).
+pub fn is_temporary_file_name(name: &str) -> bool {
+    parse(name).is_some()
+}
+
+/// The host and process ID in a temporary file's name (no host in earlier versions' names).
+fn parse(name: &str) -> Option<(Option<&str>, u32)> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if let Some(rest) = name.strip_prefix(PREFIX) {
+        let mut parts = rest.split('.');
+        let (host, pid, n) = (parts.next()?, parts.next()?, parts.next()?);
+        let host_ok =
+            !host.is_empty() && host.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if parts.next().is_none() && host_ok && digits(pid) && digits(n) {
+            return Some((Some(host), pid.parse().ok()?));
+        }
         return None;
     }
-    let (pid, n) = name[at + PREFIX.len() - 1..].split_once('.')?;
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(pid) && digits(n))
-        .then(|| pid.parse().ok())
+    // Earlier versions: `.NAME.rdq-tmp.PID.N`.
+    let at = name.find(PREFIX)?;
+    let (pid, n) = name[at + PREFIX.len()..].split_once('.')?;
+    (name.starts_with('.') && at > 0 && digits(pid) && digits(n))
+        .then(|| Some((None, pid.parse().ok()?)))
         .flatten()
+}
+
+/// The process ID of a temporary file written on this host, if `name` is one.
+fn own_host_writer(name: &str) -> Option<u32> {
+    match parse(name)? {
+        (Some(h), pid) if h == host() && h != "unknown" => Some(pid),
+        _ => None,
+    }
 }
 
 /// Whether a process with this ID is running, when the system can say (`/proc`); `None`
@@ -84,7 +126,7 @@ fn running(pid: u32) -> Option<bool> {
 }
 
 /// Removes the temporary files in `dir` whose writer is provably gone: the name is one of
-/// ours and no process has its ID (`/proc`). Returns how many it removed. A file of a live
+/// ours, written on this host, and no process has its ID (`/proc`). Returns how many it removed. A file of a live
 /// process is left alone, whoever that process is: a reused process ID only delays the
 /// cleanup to a later run.
 pub fn remove_stale_temporary_files(dir: &Path) -> io::Result<usize> {
@@ -93,7 +135,7 @@ pub fn remove_stale_temporary_files(dir: &Path) -> io::Result<usize> {
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(temporary_file_owner) else {
+        let Some(pid) = name.to_str().and_then(own_host_writer) else {
             continue;
         };
         if pid != own && running(pid) == Some(false) {
@@ -125,14 +167,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn owners_are_read_from_the_names_of_both_versions() {
-        assert_eq!(temporary_file_owner(".rdq-tmp.123.0"), Some(123));
-        assert_eq!(temporary_file_owner(".out.jsonl.rdq-tmp.77.12"), Some(77));
-        assert_eq!(temporary_file_owner("rdq-tmp.1.2"), None);
-        assert_eq!(temporary_file_owner(".rdq-tmp.1"), None);
-        assert_eq!(temporary_file_owner(".rdq-tmp.1.x"), None);
-        assert_eq!(temporary_file_owner(".xrdq-tmp.1.2"), None);
-        assert_eq!(temporary_file_owner("out.jsonl"), None);
+    fn names_of_both_versions_are_told() {
+        assert_eq!(parse(".rdq-tmp.box-1.123.0"), Some((Some("box-1"), 123)));
+        assert_eq!(parse(".out.jsonl.rdq-tmp.77.12"), Some((None, 77)));
+        for not_ours in [
+            "rdq-tmp.h.1.2",
+            ".rdq-tmp.h.1",
+            ".rdq-tmp.h.1.x",
+            ".rdq-tmp..1.2",
+            ".rdq-tmp.h.1.2.3",
+            ".rdq-tmp.1.2",
+            "out.jsonl",
+        ] {
+            assert_eq!(parse(not_ours), None, "{not_ours}");
+        }
     }
 
     #[test]
@@ -141,15 +189,23 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         // PID 1 runs; a PID beyond the kernel's maximum (4194304) never does.
-        for name in [".rdq-tmp.1.0", ".rdq-tmp.4294967295.0", "keep.jsonl"] {
+        let (h, pid) = (host(), std::process::id());
+        let dead = format!(".rdq-tmp.{h}.4294967295.0");
+        let kept = [
+            format!(".rdq-tmp.{h}.1.0"),
+            format!(".rdq-tmp.{h}.{pid}.0"),
+            ".rdq-tmp.another-host.4294967295.0".to_owned(),
+            ".out.rdq-tmp.4294967295.0".to_owned(),
+            "keep.jsonl".to_owned(),
+        ];
+        for name in kept.iter().chain([&dead]) {
             fs::write(dir.join(name), "x").unwrap();
         }
-        let own = format!(".rdq-tmp.{}.0", std::process::id());
-        fs::write(dir.join(&own), "x").unwrap();
-        assert_eq!(remove_stale_temporary_files(&dir).unwrap(), 1);
-        assert!(!dir.join(".rdq-tmp.4294967295.0").exists());
-        for kept in [".rdq-tmp.1.0", "keep.jsonl", own.as_str()] {
-            assert!(dir.join(kept).exists(), "{kept}");
+        let expected = usize::from(h != "unknown");
+        assert_eq!(remove_stale_temporary_files(&dir).unwrap(), expected);
+        assert_eq!(dir.join(&dead).exists(), expected == 0);
+        for name in &kept {
+            assert!(dir.join(name).exists(), "{name}");
         }
         fs::remove_dir_all(&dir).unwrap();
     }

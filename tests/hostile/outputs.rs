@@ -436,8 +436,19 @@ fn the_temporary_files_of_a_killed_run_are_removed_by_the_next_run_in_that_folde
     let dir = scratch("stale");
     assert_eq!(interrupted(&dir, "-KILL"), None);
     assert_eq!(temporaries(&dir).len(), 3);
-    // A live process's temporary file is not touched (PID 1 always runs).
-    fs::write(dir.join(".rdq-tmp.1.0"), "in flight").unwrap();
+    // The temporary file of a live process (PID 1 always runs), or of another host (a folder
+    // shared by a cluster's executors), is not touched.
+    let host: String = fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(32)
+        .collect();
+    let live = format!(".rdq-tmp.{host}.1.0");
+    let elsewhere = ".rdq-tmp.another-host.4294967295.0".to_owned();
+    fs::write(dir.join(&live), "in flight").unwrap();
+    fs::write(dir.join(&elsewhere), "in flight").unwrap();
     let out = run_in(
         &dir,
         &["validate", "-q", "-o", "other.txt"],
@@ -446,8 +457,7 @@ fn the_temporary_files_of_a_killed_run_are_removed_by_the_next_run_in_that_folde
         None,
     );
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(temporaries(&dir), [".rdq-tmp.1.0"]);
-    assert_eq!(names(&dir), [".rdq-tmp.1.0", "other.txt"]);
+    assert_eq!(names(&dir), [elsewhere, live, "other.txt".to_owned()]);
 }
 
 // 6. Resource limits the CLI accepts must never abort.
