@@ -352,6 +352,71 @@ fn a_rerun_with_other_flags_is_refused_and_touches_nothing() {
 }
 
 #[test]
+fn a_rerun_with_the_same_sets_in_another_order_is_the_same_run() {
+    let (dir, input, out) = three_shards("flag-sets");
+    let first = batch(
+        &[
+            "filter",
+            "-q",
+            "--status",
+            "DEAD",
+            "--status",
+            "PENDING",
+            "--queue-limit",
+            "q=10",
+            "--queue-limit",
+            "q=2000000",
+        ],
+        &input,
+        &out,
+    );
+    assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
+    let manifest = fs::read(out.join("manifest.json")).unwrap();
+    // A set in another order, with a repeat; a map with only its last value per key.
+    let same = batch(
+        &[
+            "filter",
+            "--status",
+            "PENDING",
+            "--status",
+            "DEAD",
+            "--status",
+            "DEAD",
+            "--queue-limit",
+            "q=2000000",
+        ],
+        &input,
+        &out,
+    );
+    assert_eq!(same.status.code(), Some(1), "{}", stderr(&same));
+    assert!(ran(&same).is_empty(), "{}", stderr(&same));
+    // Where order changes the output, it still counts: the later limit for a queue wins.
+    let other = batch(
+        &[
+            "filter",
+            "--status",
+            "DEAD",
+            "--status",
+            "PENDING",
+            "--queue-limit",
+            "q=2000000",
+            "--queue-limit",
+            "q=10",
+        ],
+        &input,
+        &out,
+    );
+    assert_eq!(other.status.code(), Some(2), "{}", stderr(&other));
+    assert!(
+        stderr(&other).contains("--queue-limit"),
+        "{}",
+        stderr(&other)
+    );
+    assert!(fs::read(out.join("manifest.json")).unwrap() == manifest);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn status_reads_the_manifest_alone() {
     let (dir, input, out) = three_shards("status");
     let o = batch(&["validate", "-q"], &input, &out);

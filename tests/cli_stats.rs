@@ -75,31 +75,27 @@ fn last_attempt(envelope: &Value) -> Option<&Value> {
     envelope["attempts"].as_array().and_then(|a| a.last())
 }
 
-/// The group of an envelope, as CLI.md's `--by` names it.
-fn group(envelope: &Value, by: &str) -> String {
+/// The group of an envelope, as CLI.md's `--by` names it; `None` (a null key) for no error
+/// type.
+fn group(envelope: &Value, by: &str) -> Option<String> {
     let text = |v: &Value| v.as_str().map(str::to_owned);
     let found = match by {
         "queue" => text(&envelope["queue"]),
         "handler" => text(&envelope["handler_ref"]),
         "status" => text(&envelope["status"]),
-        "error_type" => Some(
-            last_attempt(envelope)
-                .and_then(|a| text(&a["error"]["type"]))
-                .unwrap_or_else(|| "(none)".into()),
-        ),
-        "outcome" => Some(
-            last_attempt(envelope)
-                .and_then(|a| text(&a["outcome"]))
-                .unwrap_or_else(|| "(no attempts)".into()),
-        ),
+        "error_type" => return last_attempt(envelope).and_then(|a| text(&a["error"]["type"])),
+        "outcome" => Some(match last_attempt(envelope) {
+            None => "(no attempts)".into(),
+            Some(a) => text(&a["outcome"]).unwrap_or_else(|| "(in flight)".into()),
+        }),
         "day" => envelope["created_at"].as_str().map(|t| t[..10].to_owned()),
         _ => unreachable!(),
     };
-    found.unwrap()
+    Some(found.unwrap())
 }
 
 /// Counts sorted as the report sorts them: largest first, then by key.
-fn ranked(counts: HashMap<String, u64>) -> Vec<(String, u64)> {
+fn ranked<K: Ord>(counts: HashMap<K, u64>) -> Vec<(K, u64)> {
     let mut ranked: Vec<_> = counts.into_iter().collect();
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     ranked

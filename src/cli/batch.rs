@@ -174,9 +174,42 @@ fn flags(command: &str, sub: &ArgMatches) -> BTreeMap<String, Vec<String>> {
         .filter_map(|id| {
             let values = sub.get_raw(id.as_str())?;
             let values = values.map(|v| v.to_string_lossy().into_owned()).collect();
-            Some((id.as_str().to_owned(), values))
+            Some((id.as_str().to_owned(), normalised(id.as_str(), values)))
         })
         .collect()
+}
+
+/// Repeatable flags whose values are a set: `filter`'s predicates, each an OR within itself
+/// (`--header`: each must hold). Their order and repeats change no output byte.
+const SET_FLAGS: [&str; 9] = [
+    "queue",
+    "handler",
+    "status",
+    "error_type",
+    "last_error_type",
+    "outcome",
+    "id",
+    "header",
+    "payload_contains",
+];
+
+/// A flag's values as the manifest records them, so that two command lines with the same
+/// meaning are the same run: a set sorted and without repeats; `--queue-limit QUEUE=N`, a map
+/// in which a later limit for the same queue replaces the earlier, as one limit per queue in
+/// queue order. Any other flag keeps its values in the order given.
+fn normalised(id: &str, mut values: Vec<String>) -> Vec<String> {
+    if SET_FLAGS.contains(&id) {
+        values.sort_unstable();
+        values.dedup();
+    } else if id == "queue_limit" {
+        let mut limits = BTreeMap::new();
+        for value in values {
+            let queue = value.split_once('=').map_or(value.as_str(), |(q, _)| q);
+            limits.insert(queue.to_owned(), value.clone());
+        }
+        values = limits.into_values().collect();
+    }
+    values
 }
 
 impl Batch {

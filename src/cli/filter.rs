@@ -3,7 +3,7 @@
 use anyhow::bail;
 use clap::Args;
 
-use rdq_envelope::envelope::formats::parse_timestamp;
+use rdq_envelope::envelope::formats::{parse_timestamp, ulid_time_ms};
 use rdq_envelope::ops::{FilterOp, Glob, Predicates};
 use rdq_envelope::EnvelopeRules;
 
@@ -104,6 +104,26 @@ fn time(flag: &str, value: &Option<String>) -> anyhow::Result<Option<i64>> {
     }
 }
 
+/// A `--queue` or `--handler` glob that some valid name can match.
+fn name_glob(flag: &str, glob: &str) -> anyhow::Result<()> {
+    let name_char = |c: char| matches!(c, 'a'..='z' | '0'..='9' | '.' | '_' | '-' | '*' | '?');
+    if glob.is_empty() {
+        bail!("{flag} \"\": names are 1 to 240 characters, so no envelope would match");
+    }
+    if let Some(bad) = glob.chars().find(|&c| !name_char(c)) {
+        let lower = glob.to_lowercase();
+        let hint = if lower.chars().all(name_char) {
+            format!(" (names are lower-case: {lower})")
+        } else {
+            String::new()
+        };
+        bail!(
+            "{flag} {glob:?}: {bad:?} is not in a queue or handler name (a-z, 0-9, '.', '_', '-'), so no envelope would match{hint}"
+        );
+    }
+    Ok(())
+}
+
 fn predicates(args: &FilterArgs) -> anyhow::Result<Predicates> {
     for status in &args.status {
         if !STATUSES.contains(&status.as_str()) {
@@ -121,12 +141,63 @@ fn predicates(args: &FilterArgs) -> anyhow::Result<Predicates> {
             );
         }
     }
+    // Queue and handler names are 1-240 characters of [a-z0-9._-]: a glob with any other
+    // character, or an empty one, matches no valid envelope.
+    for (flag, globs) in [("--queue", &args.queue), ("--handler", &args.handler)] {
+        for glob in globs {
+            name_glob(flag, glob)?;
+        }
+    }
+    // An error type is a non-empty string.
+    for (flag, globs) in [
+        ("--error-type", &args.error_type),
+        ("--last-error-type", &args.last_error_type),
+    ] {
+        if globs.iter().any(String::is_empty) {
+            bail!("{flag} \"\": an error type is never empty, so no envelope would match");
+        }
+    }
+    for id in &args.id {
+        // No valid envelope has any other ID: say so rather than match nothing.
+        if ulid_time_ms(id).is_none() {
+            let upper = id.to_ascii_uppercase();
+            let hint = match ulid_time_ms(&upper) {
+                Some(_) => format!(" (IDs are upper-case: {upper})"),
+                None => String::new(),
+            };
+            bail!("--id {id:?} is not a canonical ULID, so no valid envelope has it{hint}");
+        }
+    }
     let mut header = Vec::new();
     for pair in &args.header {
         let Some((key, glob)) = pair.split_once('=') else {
             bail!("--header {pair:?}: expected KEY=GLOB");
         };
+        if key.is_empty() {
+            bail!("--header {pair:?}: the KEY is empty, and no valid envelope has an empty header key");
+        }
         header.push((key.to_owned(), Glob::new(glob)));
+    }
+    let since = time("--since", &args.since)?;
+    let until = time("--until", &args.until)?;
+    if let (Some(since), Some(until)) = (since, until) {
+        if since >= until {
+            bail!(
+                "--since {} is not before --until {} (the range is half-open), so no envelope would match",
+                args.since.as_deref().unwrap_or_default(),
+                args.until.as_deref().unwrap_or_default()
+            );
+        }
+    }
+    if let (Some(min), Some(max)) = (args.min_attempts, args.max_attempts) {
+        if min > max {
+            bail!("--min-attempts {min} is over --max-attempts {max}, so no envelope would match");
+        }
+    }
+    if let Some(min) = args.min_redrives.filter(|&n| n > u64::from(u32::MAX)) {
+        bail!(
+            "--min-redrives {min}: redrive_count is at most 4294967295, so no envelope would match"
+        );
     }
     let globs = |list: &[String]| list.iter().map(|g| Glob::new(g)).collect::<Vec<_>>();
     Ok(Predicates {
@@ -136,8 +207,8 @@ fn predicates(args: &FilterArgs) -> anyhow::Result<Predicates> {
         error_type: globs(&args.error_type),
         last_error_type: globs(&args.last_error_type),
         outcome: args.outcome.clone(),
-        since: time("--since", &args.since)?,
-        until: time("--until", &args.until)?,
+        since,
+        until,
         id: args.id.clone(),
         header,
         min_attempts: args.min_attempts,
@@ -148,6 +219,9 @@ fn predicates(args: &FilterArgs) -> anyhow::Result<Predicates> {
 }
 
 pub fn run(args: FilterArgs) -> anyhow::Result<Outcome> {
+    if args.count && args.output.line_buffered {
+        bail!("--line-buffered does not go with --count: only the count is written, at the end");
+    }
     let op = op(&args)?;
     if !args.count {
         return run::run(&op, &args.input, &args.output, None, false);

@@ -21,13 +21,14 @@ pub struct GenArgs {
     #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
 
-    /// The envelope_version to write (1 or 2).
-    #[arg(long, value_name = "N", default_value_t = rdq_envelope::envelope::NEWEST_VERSION)]
-    version: u32,
+    /// The envelope_version to write, 1 or 2 (default: the newest). Not with --format chokaq.
+    #[arg(long, value_name = "N")]
+    version: Option<u32>,
 
-    /// The share of lines (0 to 1) that carry one realistic defect each.
-    #[arg(long, value_name = "R", default_value_t = 0.0)]
-    invalid_rate: f64,
+    /// The share of lines (0 to 1) that carry one realistic defect each (default: 0). Not with
+    /// --format chokaq.
+    #[arg(long, value_name = "R")]
+    invalid_rate: Option<f64>,
 
     /// What to write: rdq envelopes, or ChokaQ table rows for `migrate --from chokaq`.
     #[arg(long, value_enum, default_value_t = Format::Rdq)]
@@ -50,17 +51,27 @@ enum Format {
 }
 
 pub fn run(args: GenArgs) -> anyhow::Result<Outcome> {
+    // A flag that would do nothing is a usage error, found before any output is created.
     if args.format == Format::Rdq && args.table.is_some() {
         bail!("--table goes with --format chokaq");
     }
-    if !rdq_envelope::envelope::SUPPORTED_VERSIONS.contains(&args.version) {
-        bail!("--version {}: supported versions are 1 and 2", args.version);
+    if args.format == Format::Chokaq {
+        if args.version.is_some() {
+            bail!("--version goes with --format rdq (ChokaQ rows have no envelope_version)");
+        }
+        if args.invalid_rate.is_some() {
+            bail!("--invalid-rate goes with --format rdq (ChokaQ rows are written valid)");
+        }
     }
-    if !(0.0..=1.0).contains(&args.invalid_rate) {
-        bail!(
-            "--invalid-rate {}: expected a share from 0 to 1",
-            args.invalid_rate
-        );
+    let version = args
+        .version
+        .unwrap_or(rdq_envelope::envelope::NEWEST_VERSION);
+    if !rdq_envelope::envelope::SUPPORTED_VERSIONS.contains(&version) {
+        bail!("--version {version}: supported versions are 1 and 2");
+    }
+    let invalid_rate = args.invalid_rate.unwrap_or(0.0);
+    if !(0.0..=1.0).contains(&invalid_rate) {
+        bail!("--invalid-rate {invalid_rate}: expected a share from 0 to 1");
     }
     let mut out = match &args.output {
         Some(path) => OutputFile::create(path)
@@ -81,8 +92,8 @@ pub fn run(args: GenArgs) -> anyhow::Result<Outcome> {
     }
     let mut generator = Generator::new(GenOptions {
         seed: args.seed,
-        version: args.version,
-        invalid_rate: args.invalid_rate,
+        version,
+        invalid_rate,
     });
     for _ in 0..args.count {
         line.clear();

@@ -32,13 +32,19 @@ pub struct MigrateArgs {
     #[arg(long, value_enum, value_name = "TABLE")]
     chokaq_table: Option<TableArg>,
 
-    /// Seconds after a running ChokaQ job's last heartbeat at which its lease expires.
-    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
-    chokaq_zombie_timeout: u32,
+    /// Seconds after a running ChokaQ job's last heartbeat at which its lease expires (default
+    /// with --from chokaq: 600).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_if("from", "chokaq", "600")
+    )]
+    chokaq_zombie_timeout: Option<u32>,
 
-    /// ChokaQ's payload limit in UTF-8 bytes: a payload over it gets the CHOKAQ_LIMIT warning.
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
-    chokaq_max_payload_bytes: u64,
+    /// ChokaQ's payload limit in UTF-8 bytes: a payload over it gets the CHOKAQ_LIMIT warning
+    /// (default with --from chokaq: 1000000).
+    #[arg(long, value_name = "N", default_value_if("from", "chokaq", "1000000"))]
+    chokaq_max_payload_bytes: Option<u64>,
 
     /// Print the warnings of the lines written (ID_TIME_MISMATCH, CREATED_AFTER_START) on
     /// standard error, in the human form of validate.
@@ -85,16 +91,37 @@ fn op(args: &MigrateArgs) -> anyhow::Result<MigrateOp> {
     let options = args.input.rule_options();
     let source = match args.from {
         From::Rdq => {
-            if args.chokaq_table.is_some() {
-                bail!("--chokaq-table goes with --from chokaq");
+            // A flag that would do nothing is a usage error. The ChokaQ flags have their
+            // defaults only with --from chokaq, so here they are set exactly when given.
+            for (flag, given) in [
+                ("--chokaq-table", args.chokaq_table.is_some()),
+                (
+                    "--chokaq-zombie-timeout",
+                    args.chokaq_zombie_timeout.is_some(),
+                ),
+                (
+                    "--chokaq-max-payload-bytes",
+                    args.chokaq_max_payload_bytes.is_some(),
+                ),
+            ] {
+                if given {
+                    bail!("{flag} goes with --from chokaq");
+                }
             }
             MigrateSource::Rdq
         }
-        From::Chokaq => MigrateSource::Chokaq(ChokaqOptions {
-            table: args.chokaq_table.map(Table::from),
-            zombie_timeout_s: args.chokaq_zombie_timeout,
-            max_payload_bytes: args.chokaq_max_payload_bytes,
-        }),
+        From::Chokaq => {
+            let defaults = ChokaqOptions::default();
+            MigrateSource::Chokaq(ChokaqOptions {
+                table: args.chokaq_table.map(Table::from),
+                zombie_timeout_s: args
+                    .chokaq_zombie_timeout
+                    .unwrap_or(defaults.zombie_timeout_s),
+                max_payload_bytes: args
+                    .chokaq_max_payload_bytes
+                    .unwrap_or(defaults.max_payload_bytes),
+            })
+        }
     };
     Ok(MigrateOp {
         rules: EnvelopeRules::new(options)?,

@@ -2,6 +2,7 @@
 
 use std::io::{IsTerminal, Write};
 
+use anyhow::bail;
 use clap::{Args, ValueEnum};
 
 use rdq_envelope::ops::{Bucket, GroupBy, StatsOp, StatsReport};
@@ -61,6 +62,9 @@ enum FormatArg {
 }
 
 pub fn run(args: StatsArgs) -> anyhow::Result<Outcome> {
+    if args.output.line_buffered {
+        bail!("--line-buffered does not go with stats: the report is written once, at the end");
+    }
     let options = args.input.rule_options();
     let op = StatsOp::new(
         EnvelopeRules::new(options)?,
@@ -251,7 +255,12 @@ fn write_tables(
         rows,
         share_of,
     };
-    let groups = report.groups.iter().map(|g| (cut(&g.key), vec![g.count]));
+    let groups = report.groups.iter().map(|g| {
+        (
+            cut(&group_label(report.by, g.key.as_deref())),
+            vec![g.count],
+        )
+    });
     let groups = with_other(groups.collect(), report.groups_other);
     table(report.by, &["envelopes"], groups, Some(report.envelopes)).write(style, width, out)?;
 
@@ -287,6 +296,20 @@ fn write_tables(
     table("arrivals per day", &["envelopes"], days, None).write(style, width, out)
 }
 
+/// A group's row label: the key as it is, or, for an error type (any non-empty string) that
+/// begins with `(` or `"`, quoted as a JSON string, so that no error type can pass for the rows
+/// the table adds, `(none)` (no key) and `(other)`. The other keys cannot begin so, but for
+/// the outcome's own `(in flight)` and `(no attempts)`.
+fn group_label(by: &str, key: Option<&str>) -> String {
+    match key {
+        None => "(none)".to_owned(),
+        Some(key) if by == "error_type" && key.starts_with(['(', '"']) => {
+            serde_json::to_string(key).expect("a string serializes")
+        }
+        Some(key) => key.to_owned(),
+    }
+}
+
 /// `rows`, and an `(other)` row for what was counted past the kept keys.
 fn with_other(mut rows: Vec<(String, Vec<u64>)>, other: u64) -> Vec<(String, Vec<u64>)> {
     if other > 0 {
@@ -297,7 +320,20 @@ fn with_other(mut rows: Vec<(String, Vec<u64>)>, other: u64) -> Vec<(String, Vec
 
 #[cfg(test)]
 mod tests {
-    use super::{bar, cut, thousands};
+    use super::{bar, cut, group_label, thousands};
+
+    #[test]
+    fn no_key_can_pass_for_the_rows_the_table_adds() {
+        assert_eq!(group_label("error_type", None), "(none)");
+        assert_eq!(group_label("error_type", Some("(none)")), "\"(none)\"");
+        assert_eq!(group_label("error_type", Some("(other)")), "\"(other)\"");
+        assert_eq!(group_label("error_type", Some("\"x\"")), "\"\\\"x\\\"\"");
+        assert_eq!(
+            group_label("error_type", Some("java.io.IOException")),
+            "java.io.IOException"
+        );
+        assert_eq!(group_label("outcome", Some("(in flight)")), "(in flight)");
+    }
 
     #[test]
     fn numbers_bars_and_cuts() {

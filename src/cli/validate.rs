@@ -73,6 +73,10 @@ pub fn shard_op(args: &ValidateArgs) -> anyhow::Result<ValidateOp> {
 }
 
 fn op(args: &ValidateArgs) -> anyhow::Result<ValidateOp> {
+    if args.submit && args.warnings {
+        // Both warnings read fields the server assigns, which a submit line may not carry.
+        bail!("--warnings does not go with --submit: a submit line has no id, created_at or attempts to warn about");
+    }
     let options = RuleOptions {
         submit: args.submit,
         require_version: args.require_version,

@@ -94,9 +94,9 @@ pub struct Predicates {
 }
 
 impl Predicates {
-    /// Whether a valid envelope matches. Each predicate reads only what it needs, from one
-    /// walk over the envelope's members.
-    fn matches(&self, root: Value<'_>, payload: &mut Vec<u8>) -> bool {
+    /// Whether a valid envelope of `version` matches. Each predicate reads only what it needs,
+    /// from one walk over the envelope's members, and only the members its version defines.
+    fn matches(&self, root: Value<'_>, version: u32, payload: &mut Vec<u8>) -> bool {
         let f = Top::of(root);
         let any = |globs: &[Glob], value: Option<Value<'_>>| {
             globs.is_empty() || globs.iter().any(|g| g.matches(text(value)))
@@ -154,14 +154,19 @@ impl Predicates {
             }
         }
         for (key, glob) in &self.header {
-            if !header_matches(&f, key, glob) {
+            if !header_matches(&f, version, key, glob) {
                 return false;
             }
         }
         if !self.payload_contains.is_empty() {
+            // A claim-checked envelope (v2 `payload_ref`) has no `payload`: its payload is
+            // elsewhere, so it contains nothing that can be seen (not even "").
+            let Some(encoded) = f.payload.and_then(|p| p.as_str()) else {
+                return false;
+            };
             payload.clear();
             if base64_simd::STANDARD
-                .decode_append(text(f.payload), payload)
+                .decode_append(encoded, payload)
                 .is_err()
             {
                 return false;
@@ -179,14 +184,15 @@ impl Predicates {
 }
 
 /// A header's value matches; `rdq.source` and `rdq.submitted_by` also match their moved
-/// values in a v2 `origin`.
-fn header_matches(f: &Top<'_>, key: &str, glob: &Glob) -> bool {
+/// values in a v2 `origin` (in v1, `origin` is an unknown field like any other).
+fn header_matches(f: &Top<'_>, version: u32, key: &str, glob: &Glob) -> bool {
     let in_headers = f
         .headers
         .and_then(|h| h.get(key))
         .and_then(|v| v.as_str())
         .is_some_and(|v| glob.matches(v));
     let moved = match key {
+        _ if version < 2 => None,
         "rdq.source" => Some("source"),
         "rdq.submitted_by" => Some("submitted_by"),
         _ => None,
@@ -245,7 +251,10 @@ impl LineOperation for FilterOp {
         );
         match doc {
             Some(doc) if w.verdict.is_valid() => {
-                let matched = self.predicates.matches(doc.root(), &mut w.payload) != self.invert;
+                // A valid line has a supported version.
+                let version = w.verdict.version.unwrap_or(1);
+                let matched =
+                    self.predicates.matches(doc.root(), version, &mut w.payload) != self.invert;
                 if !matched {
                     return Action::FilterOut;
                 }

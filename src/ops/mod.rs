@@ -14,7 +14,8 @@ pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use redrive::{RedriveOp, RedriveWorker};
 pub use show::{ShowOp, ShowPayload, ShowWorker};
 pub use stats::{
-    Bucket, CreatedRange, Day, ErrorType, Group, GroupBy, Stats, StatsOp, StatsReport, MAX_KEYS,
+    Bucket, CreatedRange, Day, ErrorType, Group, GroupBy, Stats, StatsOp, StatsReport, IN_FLIGHT,
+    MAX_KEYS, NO_ATTEMPTS,
 };
 pub use validate::{ReportFormat, ValidateOp};
 

@@ -6,7 +6,9 @@
 //! those into the run's total in input order, so the figures, and which groups are kept when
 //! there are too many to keep, do not depend on the worker count.
 
-use std::collections::{BTreeMap, HashMap};
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::Mutex;
 
 use serde::Serialize;
@@ -18,10 +20,16 @@ use crate::json::{JsonParser, Value};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 use crate::report::Summary;
 
-/// At most this many distinct keys are kept per table (groups, error types); later new keys
-/// are counted together as "other". Memory stays bounded whatever the input holds: a hostile
+/// At most this many distinct keys are kept per table (groups, histogram values, error types,
+/// days): the first this many in input order, whatever the worker count; later new keys are
+/// counted together as "other". Memory stays bounded whatever the input holds: a hostile
 /// stream of unique queue names costs at most this many entries.
 pub const MAX_KEYS: usize = 100_000;
+
+/// `--by outcome` of an envelope with no attempt.
+pub const NO_ATTEMPTS: &str = "(no attempts)";
+/// `--by outcome` of an envelope whose last attempt is in flight (its `outcome` is null).
+pub const IN_FLIGHT: &str = "(in flight)";
 
 const MS_PER_DAY: i64 = 86_400_000;
 
@@ -35,9 +43,11 @@ pub enum GroupBy {
     Handler,
     /// `status`.
     Status,
-    /// The last attempt's `error.type` (`(none)` without one): what finally failed.
+    /// The last attempt's `error.type`: what finally failed. Without one (or without an
+    /// attempt) the group's key is `None`.
     ErrorType,
-    /// The last attempt's `outcome` (`(no attempts)` without one).
+    /// The last attempt's `outcome`: [`IN_FLIGHT`] while it is in flight, [`NO_ATTEMPTS`]
+    /// without an attempt.
     Outcome,
     /// The UTC day of `created_at`.
     Day,
@@ -57,74 +67,84 @@ impl GroupBy {
     }
 }
 
-/// Counts per string key, with at most [`MAX_KEYS`] keys; the rest go to `other`.
-#[derive(Debug, Default, Clone)]
-struct Counts<V> {
-    by_key: HashMap<String, V, foldhash::fast::RandomState>,
+/// Counts per key. A chunk's tally keeps every key it sees, with the order it first saw
+/// each in (a chunk holds a bounded number of lines, so this is bounded too); the run's total
+/// keeps at most [`MAX_KEYS`] keys, and counts the rest as `other`. Merging the chunks in input
+/// order, each chunk's new keys in the order it saw them, keeps exactly the first
+/// [`MAX_KEYS`] distinct keys of the input, whatever the chunks and the workers were.
+#[derive(Debug, Clone)]
+struct Counts<K, V> {
+    /// Each key's count, and when the tally first saw it.
+    by_key: HashMap<K, (u64, V), foldhash::fast::RandomState>,
+    /// How many keys the tally has seen first (the next key's order).
+    seen: u64,
     other: V,
 }
 
-impl<V: Default + AddAssign> Counts<V> {
-    /// Allocates only for a key not seen before.
-    fn add(&mut self, key: &str, value: V) {
-        if let Some(slot) = self.by_key.get_mut(key) {
+impl<K, V: Default> Default for Counts<K, V> {
+    fn default() -> Self {
+        Counts {
+            by_key: HashMap::default(),
+            seen: 0,
+            other: V::default(),
+        }
+    }
+}
+
+impl<K: Hash + Eq, V: Default + AddAssign> Counts<K, V> {
+    /// Adds to a key's count, with no cap; allocates only for a key not seen before.
+    fn add<Q>(&mut self, key: &Q, value: V)
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
+    {
+        if let Some((_, slot)) = self.by_key.get_mut(key) {
+            *slot += value;
+        } else {
+            self.by_key.insert(key.to_owned(), (self.seen, value));
+            self.seen += 1;
+        }
+    }
+
+    /// Adds to a key's count in a total: a key not among the first [`MAX_KEYS`] goes to
+    /// `other`.
+    fn add_capped(&mut self, key: K, value: V) {
+        if let Some((_, slot)) = self.by_key.get_mut(&key) {
             *slot += value;
         } else if self.by_key.len() < MAX_KEYS {
-            self.by_key.insert(key.to_owned(), value);
+            self.by_key.insert(key, (self.seen, value));
+            self.seen += 1;
         } else {
             self.other += value;
         }
     }
 
-    /// Moves `other`'s counts in (leaving it empty, its capacity kept).
+    /// Moves the counts into `total` (which keeps at most [`MAX_KEYS`] keys), the keys in the
+    /// order this tally first saw them, leaving `self` empty with its capacity kept.
     fn drain_into(&mut self, total: &mut Self) {
-        for (key, value) in self.by_key.drain() {
-            if let Some(slot) = total.by_key.get_mut(&key) {
-                *slot += value;
-            } else if total.by_key.len() < MAX_KEYS {
-                total.by_key.insert(key, value);
-            } else {
-                total.other += value;
+        if total.len() + self.len() <= MAX_KEYS {
+            // Every key fits: the order does not matter.
+            for (key, (_, value)) in self.by_key.drain() {
+                total.add_capped(key, value);
+            }
+        } else {
+            let mut keys: Vec<(K, (u64, V))> = self.by_key.drain().collect();
+            keys.sort_unstable_by_key(|(_, (first, _))| *first);
+            for (key, (_, value)) in keys {
+                total.add_capped(key, value);
             }
         }
+        self.seen = 0;
         total.other += std::mem::take(&mut self.other);
     }
-}
 
-/// Counts per ordered key (a histogram's values, days), with at most [`MAX_KEYS`] buckets; the
-/// rest go to `other`.
-#[derive(Debug, Clone)]
-struct Histogram<K> {
-    buckets: BTreeMap<K, u64>,
-    other: u64,
-}
-
-impl<K> Default for Histogram<K> {
-    fn default() -> Self {
-        Histogram {
-            buckets: BTreeMap::new(),
-            other: 0,
-        }
-    }
-}
-
-impl<K: Ord + Copy> Histogram<K> {
-    fn add(&mut self, key: K, n: u64) {
-        if let Some(count) = self.buckets.get_mut(&key) {
-            *count += n;
-        } else if self.buckets.len() < MAX_KEYS {
-            self.buckets.insert(key, n);
-        } else {
-            self.other += n;
-        }
+    /// The keys and their counts, in no particular order.
+    fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        self.by_key.iter().map(|(key, (_, value))| (key, value))
     }
 
-    /// Moves the counts into `total`, leaving `self` empty.
-    fn drain_into(&mut self, total: &mut Self) {
-        for (key, n) in std::mem::take(&mut self.buckets) {
-            total.add(key, n);
-        }
-        total.other += std::mem::take(&mut self.other);
+    fn len(&self) -> usize {
+        self.by_key.len()
     }
 }
 
@@ -148,21 +168,25 @@ impl std::ops::AddAssign for ErrorCounts {
     }
 }
 
-/// The aggregates of some valid envelopes. Adding is commutative except for which keys are
-/// kept past [`MAX_KEYS`], which is why totals are merged in input order.
+/// The aggregates of some valid envelopes. [`Stats::add`] keeps every key it is given (a
+/// chunk's tally: bounded by the chunk's lines); [`Stats::drain_into`] adds them to a total
+/// that keeps the first [`MAX_KEYS`] keys of each table, in the order the tallies are drained
+/// and each tally saw them. Drain the tallies in input order and the kept keys are the
+/// input's first ones, however it was cut into tallies.
 #[derive(Debug, Default, Clone)]
 pub struct Stats {
     envelopes: u64,
-    groups: Counts<u64>,
+    /// By the group's key; `""` (which no group can be named) stands for none.
+    groups: Counts<String, u64>,
     /// By the number of attempt records (the whole history across redrives).
-    attempts: Histogram<u64>,
+    attempts: Counts<u64, u64>,
     /// By `redrive_count`.
-    redrives: Histogram<u64>,
+    redrives: Counts<u64, u64>,
     /// The first and last `created_at`, in milliseconds.
     created: Option<(i64, i64)>,
-    error_types: Counts<ErrorCounts>,
+    error_types: Counts<String, ErrorCounts>,
     /// Arrivals by UTC day number (days since 1970-01-01).
-    days: Histogram<i64>,
+    days: Counts<i64, u64>,
 }
 
 impl Stats {
@@ -179,16 +203,16 @@ impl Stats {
                 Some((first, last)) => (first.min(ms), last.max(ms)),
                 None => (ms, ms),
             });
-            self.days.add(ms.div_euclid(MS_PER_DAY), 1);
+            self.days.add(&ms.div_euclid(MS_PER_DAY), 1);
         }
         let count = fields.attempts.map_or(0, |a| a.len());
-        self.attempts.add(count as u64, 1);
+        self.attempts.add(&(count as u64), 1);
         let redrives = fields
             .redrive_count
             .and_then(|v| v.as_integer())
             .and_then(|n| u64::try_from(n).ok())
             .unwrap_or(0);
-        self.redrives.add(redrives, 1);
+        self.redrives.add(&redrives, 1);
 
         // One walk over the attempts: every error type, and the last attempt.
         let mut last = None;
@@ -213,14 +237,20 @@ impl Stats {
             GroupBy::Queue => text(fields.queue),
             GroupBy::Handler => text(fields.handler_ref),
             GroupBy::Status => text(fields.status),
-            GroupBy::ErrorType => last.and_then(error_type).unwrap_or("(none)"),
-            GroupBy::Outcome => last
-                .and_then(|a| a.get("outcome"))
-                .and_then(|o| o.as_str())
-                .unwrap_or("(no attempts)"),
+            // No error type is "" (`error.type` is never empty): null in the report, apart
+            // from any real type, `(none)` included.
+            GroupBy::ErrorType => last.and_then(error_type).unwrap_or(""),
+            GroupBy::Outcome => match last {
+                None => NO_ATTEMPTS,
+                // `outcome` is null exactly while the attempt is in flight.
+                Some(attempt) => attempt
+                    .get("outcome")
+                    .and_then(|o| o.as_str())
+                    .unwrap_or(IN_FLIGHT),
+            },
             GroupBy::Day => match created {
                 Some(ms) => day_text(ms, &mut day),
-                None => "(none)",
+                None => "",
             },
         };
         self.groups.add(key, 1);
@@ -248,17 +278,15 @@ impl Stats {
     pub fn report(&self, by: GroupBy, top: usize, books: &Summary) -> StatsReport {
         let mut groups: Vec<Group> = self
             .groups
-            .by_key
             .iter()
             .map(|(key, &count)| Group {
-                key: key.clone(),
+                key: (!key.is_empty()).then(|| key.clone()),
                 count,
             })
             .collect();
         groups.sort_unstable_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
         let mut error_types: Vec<ErrorType> = self
             .error_types
-            .by_key
             .iter()
             .map(|(key, counts)| ErrorType {
                 error_type: key.clone(),
@@ -290,19 +318,17 @@ impl Stats {
                 first: timestamp(first),
                 last: timestamp(last),
             }),
-            attempts: histogram(&self.attempts.buckets),
+            attempts: histogram(&self.attempts),
             attempts_other: self.attempts.other,
-            redrives: histogram(&self.redrives.buckets),
+            redrives: histogram(&self.redrives),
             redrives_other: self.redrives.other,
             top_error_types: error_types,
             distinct_error_types,
             error_types_other: self.error_types.other.attempts,
             arrivals_other: self.days.other,
-            arrivals_per_day: self
-                .days
-                .buckets
-                .iter()
-                .map(|(&day, &count)| Day {
+            arrivals_per_day: ascending(&self.days)
+                .into_iter()
+                .map(|(day, count)| Day {
                     day: day_text(day * MS_PER_DAY, &mut [0; 10]).to_owned(),
                     count,
                 })
@@ -332,10 +358,17 @@ fn day_text(ms: i64, buffer: &mut [u8; 10]) -> &str {
     std::str::from_utf8(buffer).expect("digits and dashes are ASCII")
 }
 
-fn histogram(counts: &BTreeMap<u64, u64>) -> Vec<Bucket> {
-    counts
-        .iter()
-        .map(|(&value, &count)| Bucket { value, count })
+/// The counts of a histogram's values, or of days, by ascending key.
+fn ascending<K: Ord + Copy + Hash>(counts: &Counts<K, u64>) -> Vec<(K, u64)> {
+    let mut buckets: Vec<(K, u64)> = counts.iter().map(|(&k, &n)| (k, n)).collect();
+    buckets.sort_unstable_by_key(|&(k, _)| k);
+    buckets
+}
+
+fn histogram(counts: &Counts<u64, u64>) -> Vec<Bucket> {
+    ascending(counts)
+        .into_iter()
+        .map(|(value, count)| Bucket { value, count })
         .collect()
 }
 
@@ -381,8 +414,10 @@ pub struct StatsReport {
 /// One group's count.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Group {
-    /// The group's value.
-    pub key: String,
+    /// The group's value; `None` (null in JSON) when the envelope has none: `--by error_type`
+    /// when the last attempt has no `error.type` (or there is no attempt), apart from a real
+    /// error type of any name.
+    pub key: Option<String>,
     /// Envelopes in it.
     pub count: u64,
 }
@@ -411,9 +446,9 @@ pub struct ErrorType {
     /// `error.type`.
     #[serde(rename = "type")]
     pub error_type: String,
-    /// Attempts that failed with it.
+    /// Attempts that recorded it.
     pub attempts: u64,
-    /// Envelopes whose last attempt failed with it.
+    /// Envelopes whose last attempt recorded it.
     pub last_attempt: u64,
 }
 
@@ -503,44 +538,55 @@ impl LineOperation for StatsOp {
 
 #[cfg(test)]
 mod tests {
-    use super::{Counts, Histogram, MAX_KEYS};
+    use super::{Counts, MAX_KEYS};
 
     #[test]
-    fn histogram_buckets_past_the_cap_are_counted_as_other() {
-        let mut total = Histogram::<u64>::default();
-        let mut chunk = Histogram::<u64>::default();
+    fn a_chunk_keeps_every_key_and_the_total_the_first_max_keys_in_order() {
+        let mut total = Counts::<u64, u64>::default();
+        let mut chunk = Counts::<u64, u64>::default();
         for value in 0..MAX_KEYS as u64 + 3 {
-            chunk.add(value, 1);
+            chunk.add(&value, 1);
         }
-        assert_eq!((chunk.buckets.len(), chunk.other), (MAX_KEYS, 3));
-        chunk.add(7, 2);
-        chunk.drain_into(&mut total);
-        assert!(chunk.buckets.is_empty() && chunk.other == 0, "drained");
+        chunk.add(&7, 2);
         assert_eq!(
-            (total.buckets.len(), total.other, total.buckets[&7]),
+            (chunk.len(), chunk.other),
+            (MAX_KEYS + 3, 0),
+            "no cap per chunk"
+        );
+        chunk.drain_into(&mut total);
+        assert!(chunk.by_key.is_empty() && chunk.other == 0, "drained");
+        assert_eq!(
+            (total.len(), total.other, total.by_key[&7].1),
             (MAX_KEYS, 3, 3)
         );
+        assert!(!total.by_key.contains_key(&(MAX_KEYS as u64)));
     }
 
     #[test]
-    fn keys_past_the_cap_are_counted_as_other_in_input_order() {
-        let mut total = Counts::<u64>::default();
-        let mut chunk = Counts::<u64>::default();
-        for i in 0..MAX_KEYS {
+    fn keys_past_the_cap_are_counted_as_other_in_the_order_first_seen() {
+        let mut total = Counts::<String, u64>::default();
+        let mut chunk = Counts::<String, u64>::default();
+        for i in 0..MAX_KEYS - 2 {
             chunk.add(&format!("k{i}"), 1);
         }
         chunk.add("k0", 1);
         chunk.drain_into(&mut total);
-        assert!(chunk.by_key.is_empty() && chunk.other == 0, "drained");
         assert_eq!(
-            (total.by_key.len(), total.other, total.by_key["k0"]),
-            (MAX_KEYS, 0, 2)
+            (total.len(), total.other, total.by_key["k0"].1),
+            (MAX_KEYS - 2, 0, 2)
         );
-        chunk.add("late", 5);
-        chunk.add("k1", 1);
+        // Two places left: the chunk's first two new keys take them, in the order the
+        // chunk saw them (not the order of its hash map).
+        for key in ["z", "k1", "y", "x", "w"] {
+            chunk.add(key, 5);
+        }
         chunk.drain_into(&mut total);
-        assert_eq!(total.other, 5, "a new key past the cap goes to other");
-        assert_eq!(total.by_key["k1"], 2, "a known key still counts as itself");
-        assert!(!total.by_key.contains_key("late"));
+        assert_eq!(total.other, 10, "x and w came after the cap");
+        assert_eq!(
+            total.by_key["k1"].1, 6,
+            "a known key still counts as itself"
+        );
+        assert!(total.by_key.contains_key("z") && total.by_key.contains_key("y"));
+        assert!(!total.by_key.contains_key("x") && !total.by_key.contains_key("w"));
     }
 }
