@@ -365,14 +365,14 @@ fn a_rerun_with_the_same_sets_in_another_order_is_the_same_run() {
             "--queue-limit",
             "q=10",
             "--queue-limit",
-            "q=2000000",
+            "r=2000000",
         ],
         &input,
         &out,
     );
     assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
     let manifest = fs::read(out.join("manifest.json")).unwrap();
-    // A set in another order, with a repeat; a map with only its last value per key.
+    // A set in another order, with a repeat; a map of one limit per queue in another order.
     let same = batch(
         &[
             "filter",
@@ -383,21 +383,19 @@ fn a_rerun_with_the_same_sets_in_another_order_is_the_same_run() {
             "--status",
             "DEAD",
             "--queue-limit",
-            "q=2000000",
+            "r=2000000",
+            "--queue-limit",
+            "q=10",
         ],
         &input,
         &out,
     );
     assert_eq!(same.status.code(), Some(1), "{}", stderr(&same));
     assert!(ran(&same).is_empty(), "{}", stderr(&same));
-    // Where order changes the output, it still counts: the later limit for a queue wins.
-    let other = batch(
+    // A queue's limit given twice is a usage error: only the last would count.
+    let twice = batch(
         &[
             "filter",
-            "--status",
-            "DEAD",
-            "--status",
-            "PENDING",
             "--queue-limit",
             "q=2000000",
             "--queue-limit",
@@ -406,6 +404,10 @@ fn a_rerun_with_the_same_sets_in_another_order_is_the_same_run() {
         &input,
         &out,
     );
+    assert_eq!(twice.status.code(), Some(2), "{}", stderr(&twice));
+    assert!(stderr(&twice).contains("given twice"), "{}", stderr(&twice));
+    // Another limit is another run.
+    let other = batch(&["filter", "--queue-limit", "q=11"], &input, &out);
     assert_eq!(other.status.code(), Some(2), "{}", stderr(&other));
     assert!(
         stderr(&other).contains("--queue-limit"),

@@ -229,6 +229,10 @@ impl Batch {
                 bail!("batch: {flag}: each shard's outputs are named from it in --out");
             }
         }
+        input.check()?;
+        if args.only.is_some() && args.shards_at_once.is_some() {
+            bail!("batch: --shards-at-once with --only: --only runs one shard");
+        }
         if output.line_buffered || output.progress {
             bail!("batch: --line-buffered and --progress are for single runs (batch prints a line per shard)");
         }

@@ -148,6 +148,17 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
+    /// Refuses a combination in which a flag would do nothing: a queue's limit given twice
+    /// (only the last would count).
+    pub fn check(&self) -> anyhow::Result<()> {
+        for (i, (queue, _)) in self.queue_limit.iter().enumerate() {
+            if self.queue_limit[..i].iter().any(|(q, _)| q == queue) {
+                anyhow::bail!("--queue-limit {queue}=...: given twice for the same queue");
+            }
+        }
+        Ok(())
+    }
+
     /// The size limits of these arguments (`--max-envelope-bytes`, `--queue-limit`), every
     /// other rule option at its default.
     pub fn rule_options(&self) -> rdq_envelope::RuleOptions {
@@ -192,6 +203,16 @@ pub struct OutputArgs {
     /// it).
     #[arg(long)]
     pub progress: bool,
+}
+
+impl OutputArgs {
+    /// Refuses a combination in which a flag would do nothing: `--progress` with `--quiet`.
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.quiet && self.progress {
+            anyhow::bail!("--progress and --quiet: --quiet hides the progress bar");
+        }
+        Ok(())
+    }
 }
 
 /// A ChokaQ table on the command line (`--table`, `--chokaq-table`).

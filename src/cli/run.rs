@@ -61,6 +61,8 @@ pub fn run_then<Op: LineOperation>(
     epilogue: impl FnOnce(&Summary, &mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<Outcome> {
     let started = Instant::now();
+    input.check()?;
+    output.check()?;
     let jobs = jobs(input);
     let mut outputs = vec![match &output.output {
         Some(path) => Named::path("-o", path, true),

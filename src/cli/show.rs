@@ -53,6 +53,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
         (false, false) => ShowPayload::No,
     };
     let op = ShowOp::new(EnvelopeRules::new(options)?, args.id, args.all, payload);
+    args.input.check()?;
     let stdout_named = [Named::new("the envelope", Stream::Stdout)];
     check_aliases(&run::input_streams(&args.input.files), &stdout_named)?;
     let mut stdout = OutputFile::stdout_compressed(OutputCompression::None)?;

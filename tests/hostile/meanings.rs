@@ -336,7 +336,15 @@ fn flags_that_would_do_nothing_are_usage_errors_before_any_output() {
     let dir = scratch("meanings-inert");
     let output = dir.join("out");
     let o = output.to_str().unwrap();
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 11] = [
+        (
+            &["validate", "-q", "--progress"],
+            "--progress and --quiet: --quiet hides the progress bar",
+        ),
+        (
+            &["filter", "--queue-limit", "a=1", "--queue-limit", "a=2"],
+            "--queue-limit a=...: given twice for the same queue",
+        ),
         (
             &["migrate", "--chokaq-zombie-timeout", "60"],
             "--chokaq-zombie-timeout goes with --from chokaq",
