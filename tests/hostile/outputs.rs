@@ -640,3 +640,49 @@ fn replacing_an_output_keeps_its_owner_group_and_mode() {
         format!("{}\n", VALID.trim_end())
     );
 }
+
+// 12. A panic anywhere is an error, never a quiet loss.
+
+#[test]
+fn a_panicking_worker_ends_the_run_with_status_2_and_every_output_as_it_was() {
+    // The debug binary panics on a line holding the marker (a hook of test builds only).
+    let dir = scratch("panic");
+    fs::write(dir.join("out.jsonl"), "old\n").unwrap();
+    let mut input = two_lines().repeat(300);
+    input.push_str("{\"boom-marker\":1}\n");
+    input.push_str(&two_lines().repeat(300));
+    for jobs in ["1", "2"] {
+        let out = super::common::bin()
+            .current_dir(&dir)
+            .env("RDQ_ENVELOPE_TEST_PANIC_ON", "boom-marker")
+            .args([
+                "validate",
+                "-j",
+                jobs,
+                "--valid-out",
+                "out.jsonl",
+                "--rejects",
+                "r.jsonl",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                child.stdin.take().unwrap().write_all(input.as_bytes())?;
+                child.wait_with_output()
+            })
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "-j{jobs}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("rdq-envelope: <stdin>: the lines from line")
+                && err.contains(
+                    "internal error (a bug, please report it): the test's panic on line 601"
+                ),
+            "{err}"
+        );
+        assert_eq!(names(&dir), ["out.jsonl"]);
+        assert_eq!(fs::read_to_string(dir.join("out.jsonl")).unwrap(), "old\n");
+    }
+}
