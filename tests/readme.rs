@@ -70,6 +70,11 @@ fn the_walk_through_prints_what_the_readme_shows() {
         std::env::var("PATH").unwrap_or_default()
     );
     let has_jq = Command::new("jq").arg("--version").output().is_ok();
+    // Under CI jq is installed (.ci/run): its absence is a failure, not a silent skip.
+    assert!(
+        has_jq || std::env::var("CI").as_deref() != Ok("true"),
+        "CI must run the README's jq examples (.ci/run installs jq)"
+    );
     for (command, expected) in examples {
         if command.contains("| jq") && !has_jq {
             eprintln!("skipped (no jq): {command}");
