@@ -1,5 +1,7 @@
 //! rdq-envelope: validate, version-migrate and re-emit rdq task envelopes.
 #![deny(missing_docs)]
+// No module needs `unsafe`: simd-json and the SIMD crates keep theirs behind safe APIs.
+#![forbid(unsafe_code)]
 
 pub mod batch;
 pub mod chokaq;
