@@ -146,6 +146,9 @@ pub const MAX_PATH_BYTES: usize = 256;
 /// The longest `message` a diagnostic carries; a longer one is cut (see [`cut_text`]).
 pub const MAX_MESSAGE_BYTES: usize = 1024;
 
+/// The longest marker [`cut_text`] adds: `…(+N bytes)` for any N of 20 digits or fewer.
+const MARKER_ROOM: usize = "…(+".len() + 20 + " bytes)".len();
+
 /// The most of an offending value that a message quotes (see [`quoted`]).
 pub const MAX_QUOTED_BYTES: usize = 64;
 
@@ -303,7 +306,11 @@ impl Diagnostic {
     /// [`MAX_MESSAGE_BYTES`] is cut ([`cut_text`]).
     pub fn new(code: ErrorCode, path: impl Into<String>, message: impl Into<String>) -> Self {
         let (mut path, mut message) = (path.into(), message.into());
-        cut_in_place(&mut path, MAX_PATH_BYTES);
+        // A path from `pointer` or `cut_text` is cut already, and its marker takes it past
+        // MAX_PATH_BYTES by at most MARKER_ROOM: cut it again and the marker would lie.
+        if path.len() > MAX_PATH_BYTES + MARKER_ROOM {
+            cut_in_place(&mut path, MAX_PATH_BYTES);
+        }
         cut_in_place(&mut message, MAX_MESSAGE_BYTES);
         Diagnostic {
             code,
@@ -436,6 +443,11 @@ mod tests {
     fn long_paths_and_messages_are_cut() {
         let d = Diagnostic::new(ErrorCode::WrongType, "/".repeat(300), "m".repeat(2000));
         assert_eq!(d.path, format!("{}…(+44 bytes)", "/".repeat(256)));
+        let cut = pointer("", &"k".repeat(80_000));
+        assert_eq!(
+            Diagnostic::new(ErrorCode::DuplicateKey, cut.clone(), "m").path,
+            cut
+        );
         assert_eq!(d.message, format!("{}…(+976 bytes)", "m".repeat(1024)));
     }
 
