@@ -94,6 +94,7 @@ fn op(args: &MigrateArgs) -> anyhow::Result<MigrateOp> {
             table: args.chokaq_table.map(Table::from),
             zombie_timeout_s: args.chokaq_zombie_timeout,
             max_payload_bytes: args.chokaq_max_payload_bytes,
+            max_line_bytes: args.input.max_line_bytes,
         }),
     };
     Ok(MigrateOp {
