@@ -10,7 +10,7 @@ mod pretty;
 mod scan;
 mod value;
 
-pub use pretty::{compact, pretty};
+pub use pretty::{compact, pretty, MAX_INDENT_LEVELS};
 pub use scan::MAX_DEPTH;
 pub use value::{Elements, Members, Value, ValueKind};
 
