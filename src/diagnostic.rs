@@ -137,13 +137,185 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+/// The most diagnostics one line lists before the rest are summed up (see [`push_capped`]).
+pub const MAX_DIAGNOSTICS_PER_LINE: usize = 100;
+
+/// The longest `path` a diagnostic carries; a longer one is cut (see [`cut_text`]).
+pub const MAX_PATH_BYTES: usize = 256;
+
+/// The longest `message` a diagnostic carries; a longer one is cut (see [`cut_text`]).
+pub const MAX_MESSAGE_BYTES: usize = 1024;
+
+/// The longest marker [`cut_text`] adds: `…(+N bytes)` for any N of 20 digits or fewer.
+const MARKER_ROOM: usize = "…(+".len() + 20 + " bytes)".len();
+
+/// The most of an offending value that a message quotes (see [`quoted`]).
+pub const MAX_QUOTED_BYTES: usize = 64;
+
+/// `text` cut to its first `max` bytes (moved back to a character boundary), followed by
+/// `…(+N bytes)`, N the bytes left out; `text` itself when it is no longer than `max`.
+///
+/// A diagnostic's path and message are cut this way ([`MAX_PATH_BYTES`],
+/// [`MAX_MESSAGE_BYTES`]), so that what a line's diagnostics hold is bounded whatever the
+/// line: a cut path is no longer a pointer to a value, the marker says so.
+///
+/// ```
+/// use rdq_envelope::diagnostic::cut_text;
+/// assert_eq!(cut_text("/headers/abcdef", 11), "/headers/ab…(+4 bytes)");
+/// assert_eq!(cut_text("/a/é", 4), "/a/…(+2 bytes)");
+/// assert_eq!(cut_text("/a", 4), "/a");
+/// ```
+pub fn cut_text(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return text.into();
+    }
+    let cut = floor_char_boundary(text, max);
+    format!("{}…(+{} bytes)", &text[..cut], text.len() - cut).into()
+}
+
+fn floor_char_boundary(text: &str, max: usize) -> usize {
+    let mut cut = max.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    cut
+}
+
+fn cut_in_place(text: &mut String, max: usize) {
+    if text.len() > max {
+        *text = cut_text(text, max).into_owned();
+    }
+}
+
+/// A value quoted in a message: Rust's `{:?}` form of its first [`MAX_QUOTED_BYTES`] bytes,
+/// then `…(+N bytes)` when it is longer.
+///
+/// ```
+/// use rdq_envelope::diagnostic::quoted;
+/// assert_eq!(quoted("a\"b").to_string(), r#""a\"b""#);
+/// assert_eq!(quoted(&"x".repeat(70)).to_string(), format!("{:?}…(+6 bytes)", "x".repeat(64)));
+/// ```
+pub fn quoted(value: &str) -> impl fmt::Display + '_ {
+    struct Quoted<'a>(&'a str);
+    impl fmt::Display for Quoted<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let cut = floor_char_boundary(self.0, MAX_QUOTED_BYTES);
+            write!(f, "{:?}", &self.0[..cut])?;
+            if cut < self.0.len() {
+                write!(f, "…(+{} bytes)", self.0.len() - cut)?;
+            }
+            Ok(())
+        }
+    }
+    Quoted(value)
+}
+
+const SUMMARY_PREFIX: &str = "... and ";
+const SUMMARY_SUFFIX: &str = " more diagnostics on this line";
+
+/// How many diagnostics `d` stands for when it is the summary of a capped line.
+fn summed_up(d: &Diagnostic) -> Option<u64> {
+    let n = d.message.strip_prefix(SUMMARY_PREFIX)?;
+    n.strip_suffix(SUMMARY_SUFFIX)?.parse().ok()
+}
+
+/// Whether `d` is the summary diagnostic of a capped line ([`push_capped`]), and how many
+/// diagnostics it stands for.
+pub fn omitted_count(d: &Diagnostic) -> Option<u64> {
+    if d.path.is_empty() {
+        summed_up(d)
+    } else {
+        None
+    }
+}
+
+/// Adds a diagnostic of `code`, built by `make` only when it is kept, to one line's `list`,
+/// keeping the list bounded:
+///
+/// - the first [`MAX_DIAGNOSTICS_PER_LINE`] diagnostics are kept;
+/// - past them, a diagnostic is still kept when it is the first of its code, so that every
+///   code the line breaks is listed (and counted in a summary's `by_code`): at most one more
+///   per code;
+/// - every other one is only counted, in one last diagnostic that sums them up: the code of
+///   the first one left out (a code the list already has), the path `""` and the message
+///   `... and N more diagnostics on this line`.
+///
+/// ```
+/// use rdq_envelope::diagnostic::{push_capped, Diagnostic, ErrorCode, MAX_DIAGNOSTICS_PER_LINE};
+/// let mut list = Vec::new();
+/// for i in 0..MAX_DIAGNOSTICS_PER_LINE + 5 {
+///     push_capped(&mut list, ErrorCode::DuplicateKey, || {
+///         Diagnostic::new(ErrorCode::DuplicateKey, format!("/k{i}"), "repeated")
+///     });
+/// }
+/// push_capped(&mut list, ErrorCode::WrongType, || {
+///     Diagnostic::new(ErrorCode::WrongType, "/queue", "expected a string")
+/// });
+/// assert_eq!(list.len(), MAX_DIAGNOSTICS_PER_LINE + 2);
+/// assert_eq!(list[MAX_DIAGNOSTICS_PER_LINE].code, ErrorCode::WrongType);
+/// let last = list.last().unwrap();
+/// assert_eq!((last.code, last.path.as_str()), (ErrorCode::DuplicateKey, ""));
+/// assert_eq!(last.message, "... and 5 more diagnostics on this line");
+/// ```
+pub fn push_capped(list: &mut Vec<Diagnostic>, code: ErrorCode, make: impl FnOnce() -> Diagnostic) {
+    if list.len() < MAX_DIAGNOSTICS_PER_LINE {
+        list.push(make());
+        return;
+    }
+    let summary = list.iter().rposition(|d| omitted_count(d).is_some());
+    if !list.iter().any(|d| d.code == code) {
+        let d = make();
+        match summary {
+            Some(at) => list.insert(at, d),
+            None => list.push(d),
+        }
+        return;
+    }
+    omit(list, summary, code, 1);
+}
+
+/// Counts `n` more diagnostics of `code` left out of `list` (past the cap of [`push_capped`],
+/// with one of that code already kept).
+pub fn push_omitted(list: &mut Vec<Diagnostic>, code: ErrorCode, n: u64) {
+    if n > 0 {
+        let summary = list.iter().rposition(|d| omitted_count(d).is_some());
+        omit(list, summary, code, n);
+    }
+}
+
+#[cold]
+fn omit(list: &mut Vec<Diagnostic>, summary: Option<usize>, code: ErrorCode, n: u64) {
+    use std::fmt::Write as _;
+    match summary {
+        Some(at) => {
+            let d = &mut list[at];
+            let total = summed_up(d).unwrap_or(0) + n;
+            d.message.clear();
+            let _ = write!(d.message, "{SUMMARY_PREFIX}{total}{SUMMARY_SUFFIX}");
+        }
+        None => list.push(Diagnostic::new(
+            code,
+            "",
+            format!("{SUMMARY_PREFIX}{n}{SUMMARY_SUFFIX}"),
+        )),
+    }
+}
+
 impl Diagnostic {
-    /// A diagnostic of `code` at `path`.
+    /// A diagnostic of `code` at `path`. A path over [`MAX_PATH_BYTES`] or a message over
+    /// [`MAX_MESSAGE_BYTES`] is cut ([`cut_text`]).
     pub fn new(code: ErrorCode, path: impl Into<String>, message: impl Into<String>) -> Self {
+        let (mut path, mut message) = (path.into(), message.into());
+        // A path from `pointer` or `cut_text` is cut already, and its marker takes it past
+        // MAX_PATH_BYTES by at most MARKER_ROOM: cut it again and the marker would lie.
+        if path.len() > MAX_PATH_BYTES + MARKER_ROOM {
+            cut_in_place(&mut path, MAX_PATH_BYTES);
+        }
+        cut_in_place(&mut message, MAX_MESSAGE_BYTES);
         Diagnostic {
             code,
-            path: path.into(),
-            message: message.into(),
+            path,
+            message,
         }
     }
 
@@ -171,11 +343,27 @@ pub fn push_pointer_token(pointer: &mut String, token: &str) {
 }
 
 /// `prefix` with `token` appended as a reference token: `pointer("/headers", "a/b")` is
-/// `/headers/a~1b`.
+/// `/headers/a~1b`. Cut as a diagnostic's path is ([`MAX_PATH_BYTES`], [`cut_text`]), without
+/// building the whole pointer first.
 pub fn pointer(prefix: &str, token: &str) -> String {
-    let mut p = String::with_capacity(prefix.len() + token.len() + 1);
-    p.push_str(prefix);
-    push_pointer_token(&mut p, token);
+    let escapes = token.bytes().filter(|&b| b == b'~' || b == b'/').count();
+    let full = prefix.len() + 1 + token.len() + escapes;
+    if full <= MAX_PATH_BYTES {
+        let mut p = String::with_capacity(full);
+        p.push_str(prefix);
+        push_pointer_token(&mut p, token);
+        return p;
+    }
+    // Enough of the pointer for the cut: the prefix's head, then the token's.
+    let mut p = String::with_capacity(MAX_PATH_BYTES + 8);
+    p.push_str(&prefix[..floor_char_boundary(prefix, MAX_PATH_BYTES + 4)]);
+    if p.len() == prefix.len() {
+        let room = MAX_PATH_BYTES + 4 - p.len();
+        push_pointer_token(&mut p, &token[..floor_char_boundary(token, room)]);
+    }
+    let cut = floor_char_boundary(&p, MAX_PATH_BYTES);
+    p.truncate(cut);
+    p.push_str(&format!("…(+{} bytes)", full - cut));
     p
 }
 
@@ -202,6 +390,65 @@ mod tests {
             warnings,
             ["ID_TIME_MISMATCH", "CREATED_AFTER_START", "CHOKAQ_LIMIT"]
         );
+    }
+
+    #[test]
+    fn long_pointers_are_cut_as_a_built_and_cut_one_would_be() {
+        for (prefix, token) in [
+            ("", "k".repeat(80_000)),
+            ("/headers", "a/b~".repeat(100)),
+            (&*"/x".repeat(200), "y".to_owned()),
+            ("/é", "é".repeat(300)),
+            (&*format!("/{}", "é".repeat(127)), "~~".to_owned()),
+        ] {
+            let mut whole = prefix.to_owned();
+            push_pointer_token(&mut whole, &token);
+            let got = pointer(prefix, &token);
+            assert_eq!(got, cut_text(&whole, MAX_PATH_BYTES), "{prefix} {token}");
+            assert!(got.len() <= MAX_PATH_BYTES + 24);
+        }
+    }
+
+    #[test]
+    fn the_cap_keeps_the_first_of_every_code_and_sums_up_the_rest() {
+        let d = |code, i: usize| move || Diagnostic::new(code, format!("/k{i}"), "m");
+        let mut list = Vec::new();
+        for i in 0..1000 {
+            push_capped(
+                &mut list,
+                ErrorCode::DuplicateKey,
+                d(ErrorCode::DuplicateKey, i),
+            );
+            if i == 500 {
+                push_capped(
+                    &mut list,
+                    ErrorCode::InvalidUtf8,
+                    d(ErrorCode::InvalidUtf8, i),
+                );
+            }
+        }
+        push_omitted(&mut list, ErrorCode::DuplicateKey, 7);
+        assert_eq!(list.len(), MAX_DIAGNOSTICS_PER_LINE + 2);
+        assert_eq!(list[MAX_DIAGNOSTICS_PER_LINE].code, ErrorCode::InvalidUtf8);
+        let last = list.last().unwrap();
+        assert_eq!(omitted_count(last), Some(1000 - 100 + 7));
+        assert_eq!(last.message, "... and 907 more diagnostics on this line");
+        assert_eq!(
+            (last.code, last.path.as_str()),
+            (ErrorCode::DuplicateKey, "")
+        );
+    }
+
+    #[test]
+    fn long_paths_and_messages_are_cut() {
+        let d = Diagnostic::new(ErrorCode::WrongType, "/".repeat(300), "m".repeat(2000));
+        assert_eq!(d.path, format!("{}…(+44 bytes)", "/".repeat(256)));
+        let cut = pointer("", &"k".repeat(80_000));
+        assert_eq!(
+            Diagnostic::new(ErrorCode::DuplicateKey, cut.clone(), "m").path,
+            cut
+        );
+        assert_eq!(d.message, format!("{}…(+976 bytes)", "m".repeat(1024)));
     }
 
     #[test]

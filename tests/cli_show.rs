@@ -3,6 +3,7 @@
 //! match.
 
 use std::io::Write;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use base64_simd::STANDARD as BASE64;
@@ -208,4 +209,69 @@ fn reading_stops_at_the_first_match() {
     assert_eq!(out.stdout, b"found");
     // The writer ends on the closed pipe.
     writer.join().unwrap();
+}
+
+/// Regression (issue 16): `--payload-only` of a claim-check envelope printed nothing and exited
+/// 0, which passes for an empty payload.
+#[test]
+fn payload_only_of_a_claim_check_envelope_says_why_on_stderr_and_exits_1() {
+    let line =
+        std::fs::read_to_string("tests/compliance/cases/valid_v2_in_flight_payload_ref.line")
+            .unwrap();
+    let out = run(
+        &["show", "01J1YC3S0CAKHCP02101YHB6A2", "--payload-only"],
+        line.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        stderr(&out),
+        "rdq-envelope: <stdin>:1: the envelope 01J1YC3S0CAKHCP02101YHB6A2 has no inline payload \
+         to print: its payload is by reference, at \
+         s3://rdq-claims/archive/2024/07/04/tenant-acme/batch-0007.tar.zst (payload_ref)\n"
+    );
+}
+
+const CONTROLS: &[u8] = b"red \x1b[31mRED\x1b[0m, bell \x07, tab\t, CR\r\n\xc2\x9b[2J";
+
+/// Into a pipe (or a file), a text payload's bytes pass as they are.
+#[test]
+fn payload_control_characters_pass_as_they_are_into_a_pipe() {
+    let line = envelope(ID, CONTROLS, "text/plain");
+    let out = run(&["show", ID, "--payload"], line.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.ends_with(&[CONTROLS, b"\n"].concat()));
+}
+
+/// Regression (issue 16): `show --payload` wrote a payload's escape sequences to the
+/// terminal, which acts on them. On a terminal (a pty, under `script`), they are made visible.
+#[test]
+fn payload_control_characters_are_escaped_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("no `script` to make a terminal: skipped");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("rdq-cli-{}-tty", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("controls.jsonl");
+    std::fs::write(&input, envelope(ID, CONTROLS, "text/plain")).unwrap();
+    let command = format!(
+        "{} show {ID} --payload {}",
+        env!("CARGO_BIN_EXE_rdq-envelope"),
+        input.display()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The terminal turns each LF into CR LF.
+    let text = String::from_utf8(out.stdout).unwrap().replace("\r\n", "\n");
+    assert!(
+        text.ends_with("red \\x1b[31mRED\\x1b[0m, bell \\x07, tab\t, CR\\x0d\n\\u{9b}[2J\n"),
+        "{text:?}"
+    );
+    assert!(!text.bytes().any(|b| b == 0x1b || b == 0x07));
+    let _ = std::fs::remove_dir_all(&dir);
 }

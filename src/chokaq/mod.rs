@@ -27,7 +27,7 @@ mod text;
 
 use base64_simd::STANDARD as BASE64;
 
-use crate::diagnostic::{Diagnostic, ErrorCode};
+use crate::diagnostic::{push_capped, Diagnostic, ErrorCode};
 use crate::envelope::formats::push_optional_timestamp;
 use crate::envelope::{RuleOptions, MESSAGE_LIMIT, STACK_LIMIT};
 use crate::json::{Document, JsonParser, Value, ValueKind};
@@ -124,6 +124,10 @@ pub struct ChokaqOptions {
     pub zombie_timeout_s: u32,
     /// ChokaQ's payload limit in UTF-8 bytes (`--chokaq-max-payload-bytes`), for `CHOKAQ_LIMIT`.
     pub max_payload_bytes: u64,
+    /// The longest envelope an import builds, whatever the size limits (the reader cap,
+    /// `--max-line-bytes`: a longer line could not be read back): a row whose `AttemptCount`
+    /// would rebuild a longer history is `PAYLOAD_TOO_LARGE`, told from the count.
+    pub max_line_bytes: usize,
 }
 
 impl Default for ChokaqOptions {
@@ -132,6 +136,7 @@ impl Default for ChokaqOptions {
             table: None,
             zombie_timeout_s: 600,
             max_payload_bytes: 1_000_000,
+            max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
         }
     }
 }
@@ -345,16 +350,16 @@ impl Importer {
     ) -> Option<Row<'a>> {
         let mut values: [Option<Value<'a>>; COLUMN_COUNT] = [None; COLUMN_COUNT];
         let members: Vec<(&str, Value<'a>)> = root.members().collect();
+        let repeated = repeated_ignoring_case(&members);
         for (i, &(name, value)) in members.iter().enumerate() {
-            if members[..i]
-                .iter()
-                .any(|(n, _)| n.eq_ignore_ascii_case(name))
-            {
-                errors.push(Diagnostic::new(
-                    ErrorCode::DuplicateKey,
-                    crate::diagnostic::pointer("", name),
-                    "this column appears more than once, ignoring case",
-                ));
+            if repeated[i] {
+                push_capped(errors, ErrorCode::DuplicateKey, || {
+                    Diagnostic::new(
+                        ErrorCode::DuplicateKey,
+                        crate::diagnostic::pointer("", name),
+                        "this column appears more than once, ignoring case",
+                    )
+                });
                 continue;
             }
             if let Some(&(col, _, _)) = COLUMNS
@@ -479,14 +484,22 @@ impl Importer {
             + 48
             + UNRECORDED_ERROR.len();
         let limit = self.limits.limit_for(Some(queue));
+        let cap = self.options.max_line_bytes as u64;
         let lower_bound = (count.max(1) as u128 - 1) * smallest as u128;
-        (lower_bound > u128::from(limit)).then(|| {
+        // The reader cap bounds the envelope too: under a size limit of terabytes, a count of
+        // billions would otherwise be built, hundreds of gigabytes (issue 16).
+        let (bound, what) = if cap < limit {
+            (cap, "the reader cap (--max-line-bytes)")
+        } else {
+            (limit, "the envelope size limit")
+        };
+        (lower_bound > u128::from(bound)).then(|| {
             Diagnostic::new(
                 ErrorCode::PayloadTooLarge,
                 "",
                 format!(
                     "AttemptCount {count} rebuilds a history of more than {lower_bound} bytes, \
-                     over the envelope size limit of {limit} bytes"
+                     over {what} of {bound} bytes"
                 ),
             )
         })
@@ -654,7 +667,10 @@ fn check_column(row: &mut Row<'_>, col: Col, errors: &mut Vec<Diagnostic>) {
                 None => errors.push(Diagnostic::new(
                     ErrorCode::InvalidTimestamp,
                     path,
-                    format!("{text:?} is not a datetime2 time such as 2026-04-30 14:32:07.1234567"),
+                    format!(
+                        "{} is not a datetime2 time such as 2026-04-30 14:32:07.1234567",
+                        crate::diagnostic::quoted(text)
+                    ),
                 )),
             },
         },
@@ -687,6 +703,21 @@ fn status(row: &Row<'_>) -> &'static str {
         Table::Archive => "SUCCEEDED",
         Table::Dlq => "DEAD",
     }
+}
+
+/// Which members repeat an earlier one's name, ignoring ASCII case: by sorting, so that a row of
+/// many members costs n log n, not n² (the first of each name is not a repeat).
+fn repeated_ignoring_case(members: &[(&str, Value<'_>)]) -> Vec<bool> {
+    let folded = |i: usize| members[i].0.bytes().map(|b| b.to_ascii_lowercase());
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    order.sort_by(|&a, &b| folded(a).cmp(folded(b)).then(a.cmp(&b)));
+    let mut repeated = vec![false; members.len()];
+    for pair in order.windows(2) {
+        if members[pair[0]].0.eq_ignore_ascii_case(members[pair[1]].0) {
+            repeated[pair[1]] = true;
+        }
+    }
+    repeated
 }
 
 /// The name of a DLQ row's `FailureReason`, or its JSON text for an unknown value.

@@ -120,6 +120,7 @@ fn op(args: &MigrateArgs) -> anyhow::Result<MigrateOp> {
                 max_payload_bytes: args
                     .chokaq_max_payload_bytes
                     .unwrap_or(defaults.max_payload_bytes),
+                max_line_bytes: args.input.max_line_bytes,
             })
         }
     };

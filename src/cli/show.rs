@@ -1,5 +1,7 @@
 //! `rdq-envelope show ID`: one envelope, pretty, and its decoded payload.
 
+use std::io::IsTerminal;
+
 use anyhow::bail;
 use clap::Args;
 
@@ -21,11 +23,13 @@ pub struct ShowArgs {
     input: InputArgs,
 
     /// Also print the decoded payload: JSON pretty-printed, text as it is, anything else as a
-    /// hex dump.
+    /// hex dump. On a terminal, control characters are shown as \x1b or \u{9b}.
     #[arg(long, conflicts_with = "payload_only")]
     payload: bool,
 
-    /// Print only the decoded payload's bytes, as they are (for piping into another tool).
+    /// Print only the decoded payload's bytes, as they are (for piping into another tool). An
+    /// envelope whose payload is by reference (payload_ref) has none: that is said on standard
+    /// error, and the exit status is 1.
     #[arg(long)]
     payload_only: bool,
 
@@ -52,26 +56,34 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
         (true, false) => ShowPayload::Also,
         (false, false) => ShowPayload::No,
     };
-    let op = ShowOp::new(EnvelopeRules::new(options)?, args.id, args.all, payload);
     args.input.check()?;
     let stdout_named = [Named::new("the envelope", Stream::Stdout)];
     check_aliases(&run::input_streams(&args.input.files), &stdout_named)?;
+    // A terminal would act on the control characters of a payload (or an envelope): they are
+    // made visible there, and pass as they are into a pipe or a file.
+    let op = ShowOp::new(EnvelopeRules::new(options)?, args.id, args.all, payload)
+        .escaping_controls(std::io::stdout().is_terminal());
     let mut stdout = OutputFile::stdout_compressed(OutputCompression::None)?;
     let options = PipelineOptions {
         jobs: run::jobs(&args.input),
         max_line_bytes: args.input.max_line_bytes,
         ..PipelineOptions::default()
     };
+    let mut stderr = OutputFile::stderr();
     let outputs = Outputs {
         primary: Some(&mut stdout),
         secondary: None,
         rejects: None,
-        messages: None,
+        // Why a --payload-only match printed nothing.
+        messages: Some(&mut stderr),
     };
     let books = pipeline::run(run::sources(&args.input.files), &op, options, outputs, None)?;
-    stdout.commit()?;
+    rdq_envelope::io::commit_all([stdout, stderr])?;
     if books.emitted == 0 {
         super::say(format_args!("no valid envelope has the ID {}", op.id()))?;
+        return Ok(Outcome::Rejected);
+    }
+    if op.payloads_by_reference() > 0 {
         return Ok(Outcome::Rejected);
     }
     Ok(Outcome::Clean)

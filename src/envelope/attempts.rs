@@ -1,6 +1,6 @@
 //! The attempt record (§3.2, §4.4) and the rules across attempts (`BAD_ATTEMPT`).
 
-use crate::diagnostic::ErrorCode;
+use crate::diagnostic::{quoted, ErrorCode};
 use crate::json::{Value, ValueKind};
 
 use super::rules::{Checker, Loc, Stamp};
@@ -209,7 +209,10 @@ impl<'a> Checker<'_, '_> {
                 Some(s) => self.error(
                     ErrorCode::UnknownOutcome,
                     loc,
-                    format!("{s:?} is not SUCCESS, RETRYABLE_FAILURE, PERMANENT_FAILURE or LEASE_EXPIRED"),
+                    format!(
+                        "{} is not SUCCESS, RETRYABLE_FAILURE, PERMANENT_FAILURE or LEASE_EXPIRED",
+                        quoted(s)
+                    ),
                 ),
                 None => {
                     self.wrong_type(loc, "an outcome string or null", v);

@@ -1,6 +1,6 @@
 //! The field rules of one envelope (§3.1, §3.3–§3.5, §4) and the shared checking helpers.
 
-use crate::diagnostic::{pointer, Diagnostic, ErrorCode};
+use crate::diagnostic::{pointer, push_capped, quoted, Diagnostic, ErrorCode};
 use crate::json::{Value, ValueKind};
 
 use super::attempts::History;
@@ -87,9 +87,10 @@ pub(super) struct Checker<'o, 'v> {
 impl<'a> Checker<'_, '_> {
     #[cold]
     pub(super) fn error(&mut self, code: ErrorCode, loc: Loc<'_>, message: impl Into<String>) {
-        self.out
-            .errors
-            .push(Diagnostic::new(code, loc.pointer(), message));
+        // Capped: an envelope of many bad headers or attempts lists only so many.
+        push_capped(&mut self.out.errors, code, || {
+            Diagnostic::new(code, loc.pointer(), message)
+        });
     }
 
     #[cold]
@@ -128,7 +129,10 @@ impl<'a> Checker<'_, '_> {
             self.error(
                 ErrorCode::InvalidTimestamp,
                 loc,
-                format!("{s:?} is not a UTC timestamp of the form YYYY-MM-DDTHH:MM:SS.mmmZ"),
+                format!(
+                    "{} is not a UTC timestamp of the form YYYY-MM-DDTHH:MM:SS.mmmZ",
+                    quoted(s)
+                ),
             );
         }
         t
@@ -412,7 +416,7 @@ impl<'a> Checker<'_, '_> {
             self.error(
                 ErrorCode::InvalidId,
                 loc,
-                format!("{s:?} is not a canonical ULID (26 upper-case Crockford base32 characters, the first 0-7)"),
+                format!("{} is not a canonical ULID (26 upper-case Crockford base32 characters, the first 0-7)", quoted(s)),
             );
         }
         t
@@ -424,7 +428,7 @@ impl<'a> Checker<'_, '_> {
                 self.error(
                     ErrorCode::InvalidName,
                     loc,
-                    format!("{s:?} is not 1-240 characters of a-z 0-9 . _ -"),
+                    format!("{} is not 1-240 characters of a-z 0-9 . _ -", quoted(s)),
                 );
             }
         }
@@ -535,7 +539,7 @@ impl<'a> Checker<'_, '_> {
                 self.error(
                     ErrorCode::InvalidContentType,
                     loc,
-                    format!("{s:?} is not a media type such as application/json; charset=utf-8 (at most 255 bytes)"),
+                    format!("{} is not a media type such as application/json; charset=utf-8 (at most 255 bytes)", quoted(s)),
                 );
             }
         }
@@ -627,7 +631,8 @@ impl<'a> Checker<'_, '_> {
                     ErrorCode::UnknownStatus,
                     loc,
                     format!(
-                        "{s:?} is not a status of version {}: expected {known}",
+                        "{} is not a status of version {}: expected {known}",
+                        quoted(s),
                         self.version
                     ),
                 );

@@ -10,13 +10,13 @@ mod pretty;
 mod scan;
 mod value;
 
-pub use pretty::{compact, pretty};
+pub use pretty::{compact, pretty, MAX_INDENT_LEVELS};
 pub use scan::MAX_DEPTH;
 pub use value::{Elements, Members, Value, ValueKind};
 
 use simd_json::{Buffers, Node, Tape};
 
-use crate::diagnostic::{pointer, Diagnostic, ErrorCode};
+use crate::diagnostic::{pointer, push_capped, push_omitted, Diagnostic, ErrorCode};
 use scan::Grammar;
 use value::subtree_len;
 
@@ -435,14 +435,21 @@ fn parse_cold(
             if !root_is_object {
                 errors.push(not_an_object());
             }
+            // The scanner kept the first pointers of each kind and counted the rest.
             for path in found.surrogates {
-                errors.push(Diagnostic::new(
-                    ErrorCode::InvalidUtf8,
-                    path,
-                    "an unpaired surrogate escape: the string is not Unicode",
-                ));
+                push_capped(errors, ErrorCode::InvalidUtf8, || {
+                    Diagnostic::new(
+                        ErrorCode::InvalidUtf8,
+                        path,
+                        "an unpaired surrogate escape: the string is not Unicode",
+                    )
+                });
             }
-            errors.extend(found.duplicates.into_iter().map(duplicate_key));
+            push_omitted(errors, ErrorCode::InvalidUtf8, found.more_surrogates);
+            for path in found.duplicates {
+                push_capped(errors, ErrorCode::DuplicateKey, || duplicate_key(path));
+            }
+            push_omitted(errors, ErrorCode::DuplicateKey, found.more_duplicates);
             if rejected {
                 return false;
             }
@@ -629,7 +636,9 @@ fn duplicate_key_diagnostics(nodes: &[Node<'_>], errors: &mut Vec<Diagnostic>) {
                 for key in keys {
                     let name = key_at(nodes, key);
                     if !seen.insert(name) {
-                        errors.push(duplicate_key(pointer(path, name)));
+                        push_capped(errors, ErrorCode::DuplicateKey, || {
+                            duplicate_key(pointer(path, name))
+                        });
                     }
                     crate::diagnostic::push_pointer_token(path, name);
                     walk(nodes, key + 1, path, errors);

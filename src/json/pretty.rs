@@ -1,8 +1,14 @@
 //! Pretty-printing by re-indenting: only the white space between tokens changes, so every
 //! string, escape and number keeps its exact spelling and every key its place (`show`).
 
-/// Appends `json`, a valid JSON text, indented by two spaces per level, one member or element
-/// per line, `"key": value`; empty objects and arrays stay `{}` and `[]`. No newline at the end.
+/// The deepest level [`pretty`] indents: deeper levels are indented as this one, so that the
+/// output stays within about 34 times the input whatever its nesting (a payload nested 27,000
+/// deep once took 1.4 GB to show, issue 16).
+pub const MAX_INDENT_LEVELS: usize = 32;
+
+/// Appends `json`, a valid JSON text, indented by two spaces per level (up to
+/// [`MAX_INDENT_LEVELS`]), one member or element per line, `"key": value`; empty objects and
+/// arrays stay `{}` and `[]`. No newline at the end.
 ///
 /// The input must be valid JSON (the caller has parsed it); on anything else the output is
 /// some re-spacing of the same bytes, never a panic.
@@ -95,7 +101,7 @@ pub fn compact(json: &[u8], out: &mut Vec<u8>) {
 
 fn newline(out: &mut Vec<u8>, depth: usize) {
     out.push(b'\n');
-    out.resize(out.len() + 2 * depth, b' ');
+    out.resize(out.len() + 2 * depth.min(MAX_INDENT_LEVELS), b' ');
 }
 
 /// The index of the first byte at or after `from` that is not white space.
@@ -154,6 +160,19 @@ mod tests {
         let input = r#"{"n":-0.0e+1,"s":"tab\there \" \\","u":"é\u00e9","o":{"x":[1,[2,{}],[]]}}"#;
         let mut squeezed = Vec::new();
         compact(render(input).as_bytes(), &mut squeezed);
+        assert_eq!(String::from_utf8(squeezed).unwrap(), input);
+    }
+
+    #[test]
+    fn indentation_stops_growing_at_the_deepest_level() {
+        let depth = 10_000;
+        let input = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let out = render(&input);
+        let widest = out.lines().map(|l| l.len()).max().unwrap();
+        assert_eq!(widest, 2 * super::MAX_INDENT_LEVELS + 2, "the innermost []");
+        assert!(out.len() < 2 * depth * (2 * super::MAX_INDENT_LEVELS + 2));
+        let mut squeezed = Vec::new();
+        compact(out.as_bytes(), &mut squeezed);
         assert_eq!(String::from_utf8(squeezed).unwrap(), input);
     }
 

@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use crate::diagnostic::push_pointer_token;
+use crate::diagnostic::{cut_text, push_pointer_token, MAX_DIAGNOSTICS_PER_LINE, MAX_PATH_BYTES};
 
 /// The deepest nesting that is valid (ENVELOPE.md §2.4; the top-level object is depth 1).
 pub const MAX_DEPTH: usize = 128;
@@ -44,10 +44,16 @@ pub(crate) struct OddNumber {
 #[derive(Debug)]
 pub(crate) struct Scan {
     pub grammar: Grammar,
-    /// Pointers of the strings (or members, for keys) holding unpaired surrogate escapes.
+    /// Pointers of the strings (or members, for keys) holding unpaired surrogate escapes: the
+    /// first [`MAX_DIAGNOSTICS_PER_LINE`], cut as diagnostics' paths are.
     pub surrogates: Vec<String>,
-    /// Pointers of repeated members, one per repetition.
+    /// How many more strings hold them.
+    pub more_surrogates: u64,
+    /// Pointers of repeated members, one per repetition: the first
+    /// [`MAX_DIAGNOSTICS_PER_LINE`], cut as diagnostics' paths are.
     pub duplicates: Vec<String>,
+    /// How many more repetitions there are.
+    pub more_duplicates: u64,
     pub odd_numbers: Vec<OddNumber>,
 }
 
@@ -88,7 +94,9 @@ pub(crate) fn scan(line: &[u8]) -> Scan {
                 root_is_object: false,
             },
             surrogates: Vec::new(),
+            more_surrogates: 0,
             duplicates: Vec::new(),
+            more_duplicates: 0,
             odd_numbers: Vec::new(),
         },
     };
@@ -101,6 +109,16 @@ pub(crate) fn scan(line: &[u8]) -> Scan {
         Err(grammar) => grammar,
     };
     s.found
+}
+
+/// Keeps a copy of `path` (cut) while `kept` has room, else counts it in `more`: a line of many
+/// defects under one long key must not copy that key once per defect.
+fn keep_path(kept: &mut Vec<String>, more: &mut u64, path: &str) {
+    if kept.len() < MAX_DIAGNOSTICS_PER_LINE {
+        kept.push(cut_text(path, MAX_PATH_BYTES).into_owned());
+    } else {
+        *more += 1;
+    }
 }
 
 #[inline]
@@ -176,7 +194,11 @@ impl Scanner<'_> {
                 }
                 b'"' => {
                     if self.string(false)? {
-                        self.found.surrogates.push(self.path.clone());
+                        keep_path(
+                            &mut self.found.surrogates,
+                            &mut self.found.more_surrogates,
+                            &self.path,
+                        );
                     }
                 }
                 b'-' | b'0'..=b'9' => self.number()?,
@@ -256,10 +278,18 @@ impl Scanner<'_> {
         let repeated = !keys.insert(self.key.clone());
         self.enter_member(path_len);
         if lone_surrogate {
-            self.found.surrogates.push(self.path.clone());
+            keep_path(
+                &mut self.found.surrogates,
+                &mut self.found.more_surrogates,
+                &self.path,
+            );
         }
         if repeated {
-            self.found.duplicates.push(self.path.clone());
+            keep_path(
+                &mut self.found.duplicates,
+                &mut self.found.more_duplicates,
+                &self.path,
+            );
         }
         self.skip_ws();
         if self.peek() != Some(b':') {

@@ -5,7 +5,7 @@
 //! with `MIGRATION_CONFLICT`: the upgrade would overwrite them.
 
 use super::{spans, Context, Top};
-use crate::diagnostic::{Diagnostic, ErrorCode};
+use crate::diagnostic::{push_capped, Diagnostic, ErrorCode};
 use crate::envelope::formats::parse_timestamp;
 use crate::json::Value;
 
@@ -79,10 +79,12 @@ fn insert_durations(cx: &mut Context<'_>, attempts: Value<'_>) {
             }
         }
         if has_duration {
-            cx.errors.push(conflict(
-                format!("/attempts/{i}/duration_ms"),
-                "this attempt has an unknown field duration_ms, which version 2 would overwrite",
-            ));
+            push_capped(cx.errors, ErrorCode::MigrationConflict, || {
+                conflict(
+                    format!("/attempts/{i}/duration_ms"),
+                    "this attempt has an unknown field duration_ms, which version 2 would overwrite",
+                )
+            });
             continue;
         }
         let finished = finished.expect("a valid attempt has finished_at");

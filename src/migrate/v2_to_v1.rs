@@ -5,7 +5,7 @@
 //! cannot hold: status `CANCELLED`, a set `payload_ref`, unknown fields inside `origin`.
 
 use super::{spans, Context, Top};
-use crate::diagnostic::{pointer, Diagnostic, ErrorCode};
+use crate::diagnostic::{pointer, push_capped, quoted, Diagnostic, ErrorCode};
 use crate::json::Value;
 
 /// `origin`'s members and the headers they become.
@@ -47,13 +47,16 @@ fn representable(cx: &mut Context<'_>, top: &Top<'_>) -> bool {
     if let Some(origin) = value(top.origin) {
         for (key, _) in origin.members() {
             if !MOVED.iter().any(|(name, _)| *name == key) {
-                cx.errors.push(blocked(
-                    pointer("/origin", key),
-                    format!(
-                        "origin.{key} has no place in version 1, which keeps only \
-                         origin.source and origin.submitted_by (as headers)"
-                    ),
-                ));
+                push_capped(cx.errors, ErrorCode::CannotDowngrade, || {
+                    blocked(
+                        pointer("/origin", key),
+                        format!(
+                            "origin member {} has no place in version 1, which keeps only \
+                             origin.source and origin.submitted_by (as headers)",
+                            quoted(key)
+                        ),
+                    )
+                });
             }
         }
     }

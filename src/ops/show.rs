@@ -4,6 +4,8 @@
 //! escape (the only way JSON can spell an ID's letters otherwise) cannot be it, and is passed
 //! over unparsed. Only candidates are judged; invalid lines are skipped silently.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use memchr::memmem;
 
 use crate::envelope::{EnvelopeRules, Verdict};
@@ -23,15 +25,33 @@ pub enum ShowPayload {
 
 /// The `show` operation: matches go to the primary output; the run stops after the first one
 /// unless `all`.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ShowOp {
     rules: EnvelopeRules,
     id: String,
     all: bool,
     payload: ShowPayload,
+    escape_controls: bool,
     /// The ID's bytes and `\u`, searched for in every line: built once, not per line.
     id_finder: memmem::Finder<'static>,
     escape_finder: memmem::Finder<'static>,
+    /// Matches whose payload [`ShowPayload::Only`] could not print (it is by reference).
+    by_reference: AtomicU64,
+}
+
+impl Clone for ShowOp {
+    fn clone(&self) -> Self {
+        ShowOp {
+            rules: self.rules.clone(),
+            id: self.id.clone(),
+            all: self.all,
+            payload: self.payload,
+            escape_controls: self.escape_controls,
+            id_finder: self.id_finder.clone(),
+            escape_finder: self.escape_finder.clone(),
+            by_reference: AtomicU64::new(self.by_reference.load(Ordering::Relaxed)),
+        }
+    }
 }
 
 impl ShowOp {
@@ -44,12 +64,28 @@ impl ShowOp {
             id,
             all,
             payload,
+            escape_controls: false,
+            by_reference: AtomicU64::new(0),
         }
+    }
+
+    /// With `on`, what is printed has its control characters made visible
+    /// ([`escape_controls`]): for a terminal, which would act on them (the CLI turns it on
+    /// when standard output is one). Off by default: bytes pass as they are.
+    pub fn escaping_controls(mut self, on: bool) -> Self {
+        self.escape_controls = on;
+        self
     }
 
     /// The ID looked for.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// How many matches had no inline payload for [`ShowPayload::Only`] to print (a v2
+    /// claim-check envelope's payload is by reference); each was explained in the messages.
+    pub fn payloads_by_reference(&self) -> u64 {
+        self.by_reference.load(Ordering::Relaxed)
     }
 }
 
@@ -59,17 +95,24 @@ pub struct ShowWorker {
     parser: JsonParser,
     verdict: Verdict,
     payload: Vec<u8>,
+    shown: Vec<u8>,
 }
 
 impl LineOperation for ShowOp {
     type Worker = ShowWorker;
-    type Tally = ();
+    /// Matches whose payload is by reference, under [`ShowPayload::Only`].
+    type Tally = u64;
 
     fn worker(&self) -> ShowWorker {
         ShowWorker::default()
     }
 
-    fn apply(&self, w: &mut ShowWorker, line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
+    fn apply(
+        &self,
+        w: &mut ShowWorker,
+        line: SourceLine<'_>,
+        out: &mut ChunkOutput<u64>,
+    ) -> Action {
         let content = line.line.content;
         let candidate =
             self.id_finder.find(content).is_some() || self.escape_finder.find(content).is_some();
@@ -87,15 +130,83 @@ impl LineOperation for ShowOp {
         if !w.verdict.is_valid() || root.get("id").and_then(|v| v.as_str()) != Some(&self.id) {
             return Action::FilterOut;
         }
+        let start = out.primary.len();
         if self.payload != ShowPayload::Only {
             pretty(content, &mut out.primary);
             out.primary.push(b'\n');
         }
-        if self.payload != ShowPayload::No {
-            write_payload(root, self.payload, &mut w.payload, &mut out.primary);
+        if self.payload != ShowPayload::No
+            && !write_payload(root, self.payload, &mut w.payload, &mut out.primary)
+            && self.payload == ShowPayload::Only
+        {
+            // Printing nothing and succeeding would pass for an empty payload.
+            out.tally += 1;
+            let uri = root
+                .get("payload_ref")
+                .and_then(|r| r.get("uri"))
+                .and_then(|u| u.as_str())
+                .unwrap_or("?");
+            let message = format!(
+                "rdq-envelope: {}:{}: the envelope {} has no inline payload to print: \
+                 its payload is by reference, at {uri} (payload_ref)\n",
+                line.source, line.line.number, self.id
+            );
+            out.messages.extend_from_slice(message.as_bytes());
+        }
+        if self.escape_controls {
+            w.shown.clear();
+            w.shown.extend_from_slice(&out.primary[start..]);
+            out.primary.truncate(start);
+            escape_controls(&w.shown, &mut out.primary);
         }
         out.stop = !self.all;
         Action::Emit
+    }
+
+    fn merge_tally(&self, tally: &mut u64) {
+        self.by_reference
+            .fetch_add(std::mem::take(tally), Ordering::Relaxed);
+    }
+}
+
+/// Appends `bytes` with what a terminal would act on made visible, for people to read: C0
+/// controls (but tab and line feed) and DEL as `\xNN` (`\x1b` for ESC), C1 controls
+/// (U+0080 to U+009F) as `\u{NN}` (`\u{9b}`), and bytes that are not UTF-8 as `\xNN`.
+/// Everything else, backslashes included, passes as it is: the form is for reading, not
+/// reversible.
+///
+/// ```
+/// use rdq_envelope::ops::escape_controls;
+/// let mut out = Vec::new();
+/// escape_controls("a\x1b[31m\tb\r\n\u{9b}é\\".as_bytes(), &mut out);
+/// out.extend_from_slice(b" ");
+/// escape_controls(b"\xff\x7f", &mut out);
+/// assert_eq!(String::from_utf8(out).unwrap(), "a\\x1b[31m\tb\\x0d\n\\u{9b}é\\ \\xff\\x7f");
+/// ```
+pub fn escape_controls(bytes: &[u8], out: &mut Vec<u8>) {
+    use std::io::Write as _;
+    for chunk in bytes.utf8_chunks() {
+        let text = chunk.valid();
+        let mut plain = 0;
+        for (at, c) in text.char_indices() {
+            let control =
+                matches!(c, '\0'..='\x08' | '\x0b'..='\x1f' | '\x7f' | '\u{80}'..='\u{9f}');
+            if !control {
+                continue;
+            }
+            out.extend_from_slice(&text.as_bytes()[plain..at]);
+            plain = at + c.len_utf8();
+            // Writing into a Vec cannot fail.
+            let _ = if c < '\u{80}' {
+                write!(out, "\\x{:02x}", c as u32)
+            } else {
+                write!(out, "\\u{{{:x}}}", c as u32)
+            };
+        }
+        out.extend_from_slice(&text.as_bytes()[plain..]);
+        for &byte in chunk.invalid() {
+            let _ = write!(out, "\\x{byte:02x}");
+        }
     }
 }
 
@@ -126,8 +237,14 @@ fn rendering(content_type: &str, bytes: &[u8]) -> Rendering {
 }
 
 /// The decoded payload: JSON re-indented, text as it is, anything else as a hex dump, after a
-/// line naming its content type and size; with [`ShowPayload::Only`], the bytes alone.
-fn write_payload(root: Value<'_>, mode: ShowPayload, bytes: &mut Vec<u8>, out: &mut Vec<u8>) {
+/// line naming its content type and size; with [`ShowPayload::Only`], the bytes alone. False
+/// when the envelope has no inline payload (a v2 claim-check).
+fn write_payload(
+    root: Value<'_>,
+    mode: ShowPayload,
+    bytes: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) -> bool {
     let text = |key: &str| root.get(key).and_then(|v| v.as_str());
     bytes.clear();
     let Some(encoded) = text("payload") else {
@@ -142,15 +259,15 @@ fn write_payload(root: Value<'_>, mode: ShowPayload, bytes: &mut Vec<u8>, out: &
                 format!("--- no inline payload: payload_ref {uri} ---\n").as_bytes(),
             );
         }
-        return;
+        return false;
     };
     // A valid envelope's payload is canonical base64 (the rules checked it).
     if base64_simd::STANDARD.decode_append(encoded, bytes).is_err() {
-        return;
+        return true;
     }
     if mode == ShowPayload::Only {
         out.extend_from_slice(bytes);
-        return;
+        return true;
     }
     let content_type = text("payload_content_type").unwrap_or_default();
     let how = rendering(content_type, bytes);
@@ -164,6 +281,7 @@ fn write_payload(root: Value<'_>, mode: ShowPayload, bytes: &mut Vec<u8>, out: &
     if out.last().is_some_and(|&b| b != b'\n') {
         out.push(b'\n');
     }
+    true
 }
 
 /// `hexdump -C`'s layout: offset, 16 bytes in two groups of 8, and the printable ASCII.
