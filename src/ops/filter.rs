@@ -255,10 +255,11 @@ impl LineOperation for FilterOp {
                 let version = w.verdict.version.unwrap_or(1);
                 let matched =
                     self.predicates.matches(doc.root(), version, &mut w.payload) != self.invert;
+                // Counted on every valid line, kept or filtered out (the summary's rule).
+                out.summary.tally_warnings(&w.verdict.warnings);
                 if !matched {
                     return Action::FilterOut;
                 }
-                out.summary.tally_warnings(&w.verdict.warnings);
                 if !self.count_only {
                     out.primary.extend_from_slice(line.content);
                     out.primary.push(b'\n');

@@ -469,3 +469,39 @@ fn flags_that_would_do_nothing_are_usage_errors_before_any_output() {
     assert!(!defaults.stdout.is_empty());
     assert_eq!(defaults.stdout, explicit.stdout);
 }
+
+/// The summary counts a warning on every valid line: `filter` once counted only the lines it
+/// kept, so `--invert` (or any predicate) hid the warnings of the lines it left out.
+#[test]
+fn filter_counts_the_warnings_of_the_lines_it_filters_out() {
+    // The ID's time and created_at differ: ID_TIME_MISMATCH on a valid line.
+    let warned = VALID.trim_end().replace(
+        r#""created_at":"2024-05-01T12:00:00.000Z""#,
+        r#""created_at":"2024-05-01T12:00:05.000Z""#,
+    );
+    let input = format!("{warned}\n{warned}\n");
+    let dir = scratch("meanings-filter-warnings");
+    let summary = dir.join("s.json");
+    for (args, emitted) in [
+        (&["--status", "DEAD"][..], 2),
+        (&["--invert", "--status", "DEAD"], 0),
+    ] {
+        let mut all = vec![
+            "filter",
+            "-q",
+            "-o",
+            "/dev/null",
+            "--summary",
+            summary.to_str().unwrap(),
+        ];
+        all.extend_from_slice(args);
+        let out = rdq(&all, &input);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let books: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+        assert_eq!(books["emitted"], emitted, "{args:?}");
+        assert_eq!(
+            books["warnings_by_code"]["ID_TIME_MISMATCH"], 2,
+            "{args:?}: {books}"
+        );
+    }
+}
