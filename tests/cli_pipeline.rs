@@ -199,8 +199,14 @@ fn the_progress_bar_is_off_unless_stderr_is_a_terminal_or_it_is_asked_for() {
     assert!(stderr(&forced).contains("lines/s"), "{:?}", stderr(&forced));
     assert_eq!(forced.stdout, quiet.stdout);
 
-    let silenced = slow_run(&["validate", "--progress", "--quiet"], &input);
-    assert!(silenced.stderr.is_empty());
+    // --quiet would hide the bar --progress asks for: a usage error, not a silent choice.
+    let both = run(&["validate", "--progress", "--quiet"], &input);
+    assert_eq!(both.status.code(), Some(2));
+    assert!(
+        stderr(&both).contains("--progress and --quiet"),
+        "{}",
+        stderr(&both)
+    );
 }
 
 #[test]

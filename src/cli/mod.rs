@@ -199,8 +199,7 @@ pub struct OutputArgs {
     #[arg(long)]
     pub line_buffered: bool,
 
-    /// Draw the progress bar even when standard error is not a terminal (--quiet still hides
-    /// it).
+    /// Draw the progress bar even when standard error is not a terminal (not with --quiet).
     #[arg(long)]
     pub progress: bool,
 }

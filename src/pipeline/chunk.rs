@@ -47,6 +47,11 @@ pub struct ChunkOutput<T = ()> {
 }
 
 impl<T> ChunkOutput<T> {
+    /// The bytes held for the outputs.
+    fn len(&self) -> usize {
+        self.primary.len() + self.secondary.len() + self.rejects.len() + self.messages.len()
+    }
+
     fn clear(&mut self) {
         self.primary.clear();
         self.secondary.clear();
@@ -83,6 +88,8 @@ pub(super) struct Chunk<T = ()> {
     pub failure: Option<InputFailure>,
     /// Set by a worker whose operation panicked on this chunk: the panic's message.
     pub panic: Option<String>,
+    /// The first line not yet worked on, when the output reached its budget first.
+    resume_at: Option<usize>,
     pub out: ChunkOutput<T>,
 }
 
@@ -95,6 +102,7 @@ impl<T> Chunk<T> {
         self.bytes_in = 0;
         self.failure = None;
         self.panic = None;
+        self.resume_at = None;
         self.out.clear();
     }
 
@@ -133,10 +141,18 @@ impl<T> Chunk<T> {
         op: &Op,
         state: &mut Op::Worker,
         source: &str,
+        output_budget: usize,
     ) {
-        let books = &mut self.out.summary;
-        books.lines += self.spans.len() as u64;
-        for span in &self.spans {
+        let first = self.resume_at.take().unwrap_or(0);
+        for (i, span) in self.spans.iter().enumerate().skip(first) {
+            // Output past the budget is written before the rest of the lines are worked on
+            // (by the writer, in order): a chunk of lines that each yield a hundred diagnostics
+            // must not hold tens of times its input in memory.
+            if i > first && self.out.len() > output_budget {
+                self.resume_at = Some(i);
+                return;
+            }
+            self.out.summary.lines += 1;
             if span.kind == LineKind::Blank {
                 self.out.summary.blank += 1;
                 continue;
@@ -160,5 +176,15 @@ impl<T> Chunk<T> {
                 Action::Reject => self.out.summary.rejected += 1,
             }
         }
+    }
+
+    /// Whether lines are left for [`process`](Self::process) to resume at.
+    pub fn unfinished(&self) -> bool {
+        self.resume_at.is_some()
+    }
+
+    /// Empties the output already written, to resume the lines left.
+    pub fn clear_output(&mut self) {
+        self.out.clear();
     }
 }

@@ -158,6 +158,11 @@ impl Default for PipelineOptions {
 /// a few chunks' worth of buffers, so a huge `jobs` would only cost memory (or fail to start).
 pub const MAX_JOBS: usize = 256;
 
+/// How many times a chunk's input its output may reach before it is written and the rest of the
+/// chunk worked on: enough for any ordinary output (a rejects record is at most about 6 times
+/// its line), small enough that a pool of chunks of capped but long diagnostics stays small.
+const OUTPUT_BUDGET_FACTOR: usize = 8;
+
 /// 1 MiB: large enough that per-chunk costs (channel hops, a reorder step, a few writes)
 /// vanish beside the work, small enough to stay in the L2/L3 cache while a worker walks it.
 pub const DEFAULT_CHUNK_BYTES: usize = 1 << 20;
@@ -247,6 +252,7 @@ pub fn run<Op: LineOperation>(
     progress: Option<Arc<Progress>>,
 ) -> Result<Summary, PipelineError> {
     let jobs = options.jobs.clamp(1, MAX_JOBS);
+    let output_budget = OUTPUT_BUDGET_FACTOR * options.chunk_bytes.max(512);
     // Enough chunks that every worker has one, the reader fills one ahead and the writer
     // drains one, plus slack so one slow chunk does not idle the others at once.
     let pool = jobs + 2 + jobs.min(8);
@@ -272,7 +278,9 @@ pub fn run<Op: LineOperation>(
             let (work_rx, done_tx, stop_rx) = (work_rx.clone(), done_tx.clone(), stop_rx.clone());
             let spawned = thread::Builder::new()
                 .name(format!("rdq-worker-{index}"))
-                .spawn_scoped(scope, move || work(op, names, &work_rx, &done_tx, &stop_rx));
+                .spawn_scoped(scope, move || {
+                    work(op, names, &work_rx, &done_tx, &stop_rx, output_budget)
+                });
             match spawned {
                 Ok(worker) => workers.push(worker),
                 // Fewer workers write the same bytes, only later: go on with those that run.
@@ -298,15 +306,13 @@ pub fn run<Op: LineOperation>(
                 return Err(PipelineError::Threads(error));
             }
         };
-        let result = write_in_order(
-            op,
-            &done_rx,
-            &free_tx,
+        let writer = Writer {
             names,
-            &mut outputs,
-            options.line_buffered,
-            progress.as_deref(),
-        );
+            flush_each: options.line_buffered,
+            progress: progress.as_deref(),
+            output_budget,
+        };
+        let result = writer.write_in_order(op, &done_rx, &free_tx, &mut outputs);
         if !matches!(result, Ok(Ending::Read(_))) {
             stop.store(true, Ordering::Relaxed);
         }
@@ -478,6 +484,7 @@ fn work<Op: LineOperation>(
     work: &Receiver<Chunk<Op::Tally>>,
     done: &Sender<Chunk<Op::Tally>>,
     stop: &Receiver<()>,
+    output_budget: usize,
 ) {
     let mut state = op.worker();
     loop {
@@ -489,7 +496,7 @@ fn work<Op: LineOperation>(
             recv(stop) -> _ => return,
         };
         let processed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            chunk.process(op, &mut state, &names[chunk.source])
+            chunk.process(op, &mut state, &names[chunk.source], output_budget)
         }));
         // A panic leaves the chunk half done and the state unknown: the chunk goes back marked,
         // so that the writer ends the run at once (a lost chunk would stall it forever), and
@@ -503,59 +510,92 @@ fn work<Op: LineOperation>(
     }
 }
 
-/// The writer: chunks back in sequence order, their outputs written, their books added up.
-fn write_in_order<Op: LineOperation>(
-    op: &Op,
-    done: &Receiver<Chunk<Op::Tally>>,
-    free: &Sender<Chunk<Op::Tally>>,
-    names: &[String],
-    outputs: &mut Outputs<'_>,
+/// The writer's settings.
+struct Writer<'a> {
+    names: &'a [String],
     flush_each: bool,
-    progress: Option<&Progress>,
-) -> Result<Ending, PipelineError> {
-    let mut books = Summary::default();
-    // Chunks that finished before an earlier one, by sequence number. At most the pool's size.
-    let mut waiting = std::collections::BTreeMap::<u64, Chunk<Op::Tally>>::new();
-    let mut next = 0u64;
-    for mut chunk in done {
-        if let Some(message) = chunk.panic.take() {
-            return Err(PipelineError::Panicked {
-                place: format!(
-                    "{}: the lines from line {}",
-                    names[chunk.source],
-                    chunk.first_line()
-                ),
-                message,
-            });
+    progress: Option<&'a Progress>,
+    output_budget: usize,
+}
+
+impl Writer<'_> {
+    /// Chunks back in sequence order, their outputs written, their books added up.
+    fn write_in_order<Op: LineOperation>(
+        &self,
+        op: &Op,
+        done: &Receiver<Chunk<Op::Tally>>,
+        free: &Sender<Chunk<Op::Tally>>,
+        outputs: &mut Outputs<'_>,
+    ) -> Result<Ending, PipelineError> {
+        let mut books = Summary::default();
+        // Chunks that finished before an earlier one, by sequence number. At most the pool's
+        // size.
+        let mut waiting = std::collections::BTreeMap::<u64, Chunk<Op::Tally>>::new();
+        // The writer's own state for the rest of a chunk whose output reached its budget.
+        let mut state = None;
+        let mut next = 0u64;
+        for mut chunk in done {
+            if let Some(message) = chunk.panic.take() {
+                return Err(self.panicked(&chunk, message));
+            }
+            waiting.insert(chunk.seq, chunk);
+            while let Some(mut chunk) = waiting.remove(&next) {
+                next += 1;
+                loop {
+                    write_chunk(&chunk.out, outputs, self.flush_each)
+                        .map_err(PipelineError::Output)?;
+                    books.merge(&chunk.out.summary);
+                    op.merge_tally(&mut chunk.out.tally);
+                    if let Some(progress) = self.progress {
+                        progress.add_lines(chunk.out.summary.lines);
+                    }
+                    if chunk.out.stop || !chunk.unfinished() {
+                        break;
+                    }
+                    // Rare (outputs many times their input): the rest of the chunk, here, in
+                    // parts of the budget, each written before the next is worked on.
+                    chunk.clear_output();
+                    let state = state.get_or_insert_with(|| op.worker());
+                    let source = &self.names[chunk.source];
+                    let processed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        chunk.process(op, state, source, self.output_budget)
+                    }));
+                    if let Err(panic) = processed {
+                        return Err(self.panicked(&chunk, panic_message(&*panic)));
+                    }
+                }
+                books.bytes_in += chunk.bytes_in;
+                if let Some(failure) = chunk.failure.take() {
+                    return Err(PipelineError::Input {
+                        source_name: self.names[chunk.source].clone(),
+                        what: failure.what,
+                        line: failure.line,
+                        offset: failure.offset,
+                        error: failure.error,
+                    });
+                }
+                if chunk.out.stop {
+                    return Ok(Ending::Stopped(books));
+                }
+                // The reader may be gone (it sent its last chunk): the chunk is simply dropped.
+                let _ = free.send(chunk);
+            }
         }
-        waiting.insert(chunk.seq, chunk);
-        while let Some(mut chunk) = waiting.remove(&next) {
-            next += 1;
-            write_chunk(&chunk.out, outputs, flush_each).map_err(PipelineError::Output)?;
-            books.merge(&chunk.out.summary);
-            op.merge_tally(&mut chunk.out.tally);
-            books.bytes_in += chunk.bytes_in;
-            if let Some(progress) = progress {
-                progress.add_lines(chunk.out.summary.lines);
-            }
-            if let Some(failure) = chunk.failure.take() {
-                return Err(PipelineError::Input {
-                    source_name: names[chunk.source].clone(),
-                    what: failure.what,
-                    line: failure.line,
-                    offset: failure.offset,
-                    error: failure.error,
-                });
-            }
-            if chunk.out.stop {
-                return Ok(Ending::Stopped(books));
-            }
-            // The reader may be gone (it sent its last chunk): the chunk is simply dropped.
-            let _ = free.send(chunk);
+        debug_assert!(waiting.is_empty(), "every chunk came back");
+        Ok(Ending::Read(books))
+    }
+
+    #[cold]
+    fn panicked<T>(&self, chunk: &Chunk<T>, message: String) -> PipelineError {
+        PipelineError::Panicked {
+            place: format!(
+                "{}: the lines from line {}",
+                self.names[chunk.source],
+                chunk.first_line()
+            ),
+            message,
         }
     }
-    debug_assert!(waiting.is_empty(), "every chunk came back");
-    Ok(Ending::Read(books))
 }
 
 fn write_chunk<T>(

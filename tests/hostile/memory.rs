@@ -306,3 +306,30 @@ fn show_of_a_deeply_nested_json_payload_stays_small() {
     let too_deep = " ".repeat(65);
     assert!(!text.lines().any(|l| l.starts_with(&too_deep)));
 }
+
+/// Many lines of a hundred capped diagnostics each: a chunk's output is written once it holds
+/// 8 times the chunk's input, and the rest of the chunk worked on after, so the pool of chunks
+/// never holds tens of times its input (this input took 147 MB before, 62 MB after).
+#[test]
+fn many_lines_of_a_hundred_diagnostics_each_stay_in_bounded_memory() {
+    let line = format!("{{{}}}\n", vec![r#""a":1"#; 150].join(","));
+    let mut input = line.repeat(12_000).into_bytes();
+    input.extend_from_slice(MARKER.as_bytes());
+    // Enough lines after the marker that its chunk is full and its row is flushed while the
+    // input is still open (output goes out in large blocks).
+    input.extend_from_slice(line.repeat(3_000).as_bytes());
+    let dir = scratch("many-capped-lines");
+    let rejects = dir.join("rejects.jsonl");
+    let args = [
+        "validate",
+        "-q",
+        "-j2",
+        "--rejects",
+        rejects.to_str().unwrap(),
+    ];
+    let (text, status, peak) = peak_until(&args, input, "<stdin>:12002:");
+    assert_eq!(status, Some(1));
+    // 100 kept, one summary per line; the marker's one.
+    assert_eq!(text.lines().count(), 15_000 * 101 + 1);
+    assert!(peak < 100 * 1024, "peak RSS {peak} KiB");
+}
