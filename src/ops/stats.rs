@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use super::fields::{error_type, text};
+use crate::diagnostic::cut_text;
 use crate::envelope::formats::{civil_from_days, parse_timestamp, push_timestamp};
 use crate::envelope::{EnvelopeRules, Top, Verdict};
 use crate::json::{JsonParser, Value};
@@ -25,6 +26,11 @@ use crate::report::Summary;
 /// counted together as "other". Memory stays bounded whatever the input holds: a hostile
 /// stream of unique queue names costs at most this many entries.
 pub const MAX_KEYS: usize = 100_000;
+
+/// The longest key a table keeps, in bytes: a longer one (an error type has no length rule of
+/// its own) is cut with a `…(+N bytes)` marker, so that the tables are at most about
+/// [`MAX_KEYS`] x 300 bytes whatever the envelope size limit.
+pub const MAX_KEY_BYTES: usize = 256;
 
 /// `--by outcome` of an envelope with no attempt.
 pub const NO_ATTEMPTS: &str = "(no attempts)";
@@ -225,8 +231,9 @@ impl Stats {
             let is_last = i + 1 == count;
             if let Some(kind) = error_type(attempt) {
                 let last = u64::from(is_last);
+                let kind = cut_text(kind, MAX_KEY_BYTES);
                 self.error_types
-                    .add(kind, ErrorCounts { attempts: 1, last });
+                    .add(kind.as_ref(), ErrorCounts { attempts: 1, last });
             }
             if is_last {
                 last = Some(attempt);
@@ -253,7 +260,7 @@ impl Stats {
                 None => "",
             },
         };
-        self.groups.add(key, 1);
+        self.groups.add(cut_text(key, MAX_KEY_BYTES).as_ref(), 1);
     }
 
     /// Moves `self`'s counts into `total`, leaving `self` empty with its capacity kept.

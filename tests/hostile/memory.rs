@@ -333,3 +333,29 @@ fn many_lines_of_a_hundred_diagnostics_each_stay_in_bounded_memory() {
     assert_eq!(text.lines().count(), 15_000 * 101 + 1);
     assert!(peak < 100 * 1024, "peak RSS {peak} KiB");
 }
+
+/// An error type has no length rule of its own: a stats table keeps at most 256 bytes of each
+/// key (cut with a marker), so 100,000 distinct long types cannot hold 100,000 long strings.
+#[test]
+fn stats_keys_are_cut_to_256_bytes() {
+    let long = "E".repeat(10_000);
+    let line = VALID
+        .trim_end()
+        .replace("com.acme.billing.TemplateMissingException", &long);
+    let out = {
+        let mut child = spawn(&["stats", "-q", "--by", "error_type", "--format", "json"]);
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+        drop(stdin);
+        child.wait_with_output().unwrap()
+    };
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cut = format!("{}…(+9744 bytes)", "E".repeat(256));
+    assert_eq!(report["groups"][0]["key"], cut.as_str(), "{report}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains(&"E".repeat(257)),
+        "no key longer than the cap"
+    );
+}
