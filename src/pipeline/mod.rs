@@ -252,7 +252,10 @@ pub fn run<Op: LineOperation>(
     progress: Option<Arc<Progress>>,
 ) -> Result<Summary, PipelineError> {
     let jobs = options.jobs.clamp(1, MAX_JOBS);
-    let output_budget = OUTPUT_BUDGET_FACTOR * options.chunk_bytes.max(512);
+    let output_budget = options
+        .chunk_bytes
+        .max(512)
+        .saturating_mul(OUTPUT_BUDGET_FACTOR);
     // Enough chunks that every worker has one, the reader fills one ahead and the writer
     // drains one, plus slack so one slow chunk does not idle the others at once.
     let pool = jobs + 2 + jobs.min(8);
