@@ -1,5 +1,5 @@
-//! The field rules of one envelope (docs/envelope.md#version-1, #status-consistency,
-//! #size-limit, #warnings, #the-submit-subset, #version-2) and the shared checking helpers.
+//! The field rules of one envelope and the shared checking helpers: docs/envelope.md#version-1,
+//! docs/envelope.md#status-consistency, #size-limit, #warnings, #the-submit-subset, #version-2.
 
 use crate::diagnostic::{pointer, push_capped, quoted, Diagnostic, ErrorCode};
 use crate::json::{Value, ValueKind};
