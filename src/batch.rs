@@ -90,7 +90,7 @@ pub struct ShardOutputs {
     pub lines: String,
     /// The rejected lines' records.
     pub rejects: String,
-    /// The shard's summary (CLI.md `--summary`).
+    /// The shard's summary (docs/cli.md#summary-and-the-books, `--summary`).
     pub summary: String,
 }
 

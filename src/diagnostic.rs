@@ -1,5 +1,5 @@
 //! Error codes and diagnostics: the data every layer reports, rendered for people only at the
-//! edge (ENVELOPE.md §6).
+//! edge (docs/envelope.md#diagnostics).
 
 use std::fmt;
 
@@ -8,13 +8,13 @@ use std::fmt;
 pub enum Severity {
     /// The line is invalid and never emitted.
     Error,
-    /// Reported, never a reason to reject (ENVELOPE.md §3.4).
+    /// Reported, never a reason to reject (docs/envelope.md#warnings).
     Warning,
 }
 
 macro_rules! error_codes {
     ($( $(#[$doc:meta])* $variant:ident = $name:literal, $severity:ident; )*) => {
-        /// Every code of ENVELOPE.md §6, errors and warnings.
+        /// Every code of docs/envelope.md#error-codes and #warning-codes.
         ///
         /// The spelling on the wire is [`ErrorCode::as_str`]; [`ErrorCode::ALL`] lists them in
         /// the order of the spec.
@@ -25,7 +25,7 @@ macro_rules! error_codes {
         }
 
         impl ErrorCode {
-            /// Every code, in the order of ENVELOPE.md §6.
+            /// Every code, in the order of docs/envelope.md#error-codes and #warning-codes.
             pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),*];
 
             /// The code as the spec spells it (`"INVALID_ID"`).
@@ -47,17 +47,17 @@ macro_rules! error_codes {
 }
 
 error_codes! {
-    /// The line's content is longer than the reader cap (§1.5).
+    /// The line's content is longer than the reader cap (docs/envelope.md#reader-cap).
     LineTooLong = "LINE_TOO_LONG", Error;
-    /// Bytes that are not UTF-8, or an unpaired surrogate escape (§2.1).
+    /// Bytes that are not UTF-8, or an unpaired surrogate escape (docs/envelope.md#encoding).
     InvalidUtf8 = "INVALID_UTF8", Error;
-    /// Not RFC 8259 JSON, or data after the value (§2.1).
+    /// Not RFC 8259 JSON, or data after the value (docs/envelope.md#encoding).
     MalformedJson = "MALFORMED_JSON", Error;
-    /// One well-formed value that is not an object (§2.2).
+    /// One well-formed value that is not an object (docs/envelope.md#one-object-per-line).
     NotAnObject = "NOT_AN_OBJECT", Error;
-    /// An object repeats a key (§2.3).
+    /// An object repeats a key (docs/envelope.md#duplicate-keys).
     DuplicateKey = "DUPLICATE_KEY", Error;
-    /// Arrays and objects nested deeper than 128 (§2.4).
+    /// Arrays and objects nested deeper than 128 (docs/envelope.md#nesting-depth).
     NestingTooDeep = "NESTING_TOO_DEEP", Error;
     /// A required member is absent.
     MissingField = "MISSING_FIELD", Error;
@@ -109,7 +109,7 @@ error_codes! {
     IdTimeMismatch = "ID_TIME_MISMATCH", Warning;
     /// `created_at` is later than the first attempt's start.
     CreatedAfterStart = "CREATED_AFTER_START", Warning;
-    /// A ChokaQ value that rdq had to bound (CHOKAQ.md).
+    /// A ChokaQ value that rdq had to bound (docs/chokaq.md#chokaq-limits).
     ChokaqLimit = "CHOKAQ_LIMIT", Warning;
 }
 
@@ -126,7 +126,7 @@ impl fmt::Display for ErrorCode {
     }
 }
 
-/// One broken rule: `{"code", "path", "message"}` of ENVELOPE.md §6.
+/// One broken rule: `{"code", "path", "message"}` of docs/envelope.md#diagnostics.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     /// What rule was broken.
@@ -319,7 +319,7 @@ impl Diagnostic {
         }
     }
 
-    /// The reader's verdict on a line longer than its cap (§1.5).
+    /// The reader's verdict on a line longer than its cap (docs/envelope.md#reader-cap).
     #[cold]
     pub fn line_too_long(len: u64, max_line_bytes: usize) -> Self {
         Diagnostic::new(

@@ -1,5 +1,5 @@
-//! Renderings at the edge (CLI.md): the human and JSON forms of a line's diagnostics, the
-//! rejects record, and the run summary. Everything else in the crate deals in data.
+//! Renderings at the edge (docs/cli.md#outputs): the human and JSON forms of a line's diagnostics,
+//! the rejects record, and the run summary. Everything else in the crate deals in data.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -170,7 +170,7 @@ pub fn write_reject(
     json_line(out, &record)
 }
 
-/// The run's books (CLI.md `--summary`). They balance:
+/// The run's books (docs/cli.md#summary-and-the-books, `--summary`). They balance:
 /// `lines = blank + emitted + rejected + filtered_out`.
 ///
 /// It reads back from its own JSON (`batch` keeps each shard's in its manifest); a code the

@@ -1,4 +1,4 @@
-//! The ChokaQ import (CHOKAQ.md), row by row: hand-written rows of each table with their exact
+//! The ChokaQ import (docs/chokaq.md), row by row: hand-written rows of each table with their exact
 //! envelopes (golden files in `tests/chokaq/`, reviewed by hand; `UPDATE_GOLDEN=1` rewrites
 //! them), rows rejected with their exact codes and pointers, and a property test that every
 //! `gen --format chokaq` row imports to a valid envelope.

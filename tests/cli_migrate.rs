@@ -1,4 +1,5 @@
-//! Golden tests of `rdq-envelope migrate`: they spawn the real binary (CLI.md, ENVELOPE.md §5).
+//! Golden tests of `rdq-envelope migrate`: they spawn the real binary (docs/cli.md#migrate,
+//! docs/migrations.md).
 
 use std::io::Read;
 

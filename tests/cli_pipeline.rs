@@ -1,4 +1,4 @@
-//! Golden tests of what the parallel pipeline brings to every command (CLI.md): `-j`,
+//! Golden tests of what the parallel pipeline brings to every command (docs/cli.md): `-j`,
 //! compressed outputs, `--line-buffered`, the progress bar, bounded memory, write errors.
 
 use std::io::{Read, Write};

@@ -1,5 +1,5 @@
-//! Golden tests of `rdq-envelope redrive` (CLI.md): DEAD lines spliced into resubmittable ones,
-//! everything else rejected with its reason.
+//! Golden tests of `rdq-envelope redrive` (docs/cli.md#redrive): DEAD lines spliced into
+//! resubmittable ones, everything else rejected with its reason.
 
 use serde_json::Value;
 

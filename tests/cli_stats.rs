@@ -75,8 +75,8 @@ fn last_attempt(envelope: &Value) -> Option<&Value> {
     envelope["attempts"].as_array().and_then(|a| a.last())
 }
 
-/// The group of an envelope, as CLI.md's `--by` names it; `None` (a null key) for no error
-/// type.
+/// The group of an envelope, as `--by` names it (docs/cli.md#stats); `None` (a null key) for no
+/// error type.
 fn group(envelope: &Value, by: &str) -> Option<String> {
     let text = |v: &Value| v.as_str().map(str::to_owned);
     let found = match by {

@@ -1,4 +1,5 @@
-//! Golden tests of `rdq-envelope validate`: they spawn the real binary (CLI.md is the contract).
+//! Golden tests of `rdq-envelope validate`: they spawn the real binary (docs/cli.md#validate is the
+//! contract).
 
 use std::io::Write;
 use std::path::Path;

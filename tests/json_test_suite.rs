@@ -1,5 +1,5 @@
-//! Conformance of the JSON layer (ENVELOPE.md §2) against the public JSONTestSuite corpus in
-//! `../shared/testdata/JSONTestSuite/test_parsing`, each file fed as one line.
+//! Conformance of the JSON layer (docs/envelope.md#the-json-layer) against the public JSONTestSuite
+//! corpus in `../shared/testdata/JSONTestSuite/test_parsing`, each file fed as one line.
 
 use std::path::PathBuf;
 

@@ -1,6 +1,6 @@
-//! Property tests of the migrations (ENVELOPE.md §5 "Round trip") over generated envelopes of
-//! both versions, decorated with unknown fields, awkward numbers, escapes and white space; and
-//! the pipeline's `migrate` giving the same bytes for any number of workers.
+//! Property tests of the migrations (docs/migrations.md#losslessness, "Round trips") over generated
+//! envelopes of both versions, decorated with unknown fields, awkward numbers, escapes and white
+//! space; and the pipeline's `migrate` giving the same bytes for any number of workers.
 
 use std::io::Cursor;
 

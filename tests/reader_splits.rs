@@ -1,5 +1,5 @@
 //! The line reader frames a stream the same way however its reads are split, and the same way
-//! as a plain reference model of ENVELOPE.md §1.
+//! as a plain reference model of docs/envelope.md#framing.
 
 use std::io::{self, Read};
 
@@ -45,7 +45,7 @@ fn frame<R: Read>(mut rdr: LineReader<R>) -> (Vec<Framed>, u64) {
     (out, rdr.offset())
 }
 
-/// ENVELOPE.md §1 the obvious way: the whole stream in memory, split on LF.
+/// docs/envelope.md#framing the obvious way: the whole stream in memory, split on LF.
 fn model(data: &[u8], cap: usize) -> Vec<Framed> {
     let start = if data.starts_with(BOM) { BOM.len() } else { 0 };
     let mut rest = &data[start..];

@@ -45,8 +45,8 @@ fn failures(validator: &Validator, value: &Value) -> Option<String> {
 }
 
 /// `line` with every number that no f64 can hold (`1e400`, a 10,000-digit integer) written as
-/// `1e300` of the same sign. serde_json refuses such numbers, which ENVELOPE.md §2.5 accepts
-/// where any value is allowed. To the schemas the two are the same: integers (no fraction)
+/// `1e300` of the same sign. serde_json refuses such numbers, which docs/envelope.md#numbers
+/// accepts where any value is allowed. To the schemas the two are the same: integers (no fraction)
 /// beyond every bound they set (the largest is 2^64-1), so the verdict does not change.
 fn finite_numbers(line: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(line.len());
@@ -113,7 +113,7 @@ fn depth(line: &[u8]) -> usize {
 /// for bytes that are not UTF-8, unpaired surrogates, malformed JSON, or nesting past 128).
 fn parse(line: &[u8]) -> Option<Value> {
     use serde::Deserialize;
-    // serde_json's own limit stops one level short of ENVELOPE.md §2.4's 128.
+    // serde_json's own limit stops one level short of docs/envelope.md#nesting-depth's 128.
     if depth(line) > 128 {
         return None;
     }
@@ -251,8 +251,8 @@ const BEYOND_A_SCHEMA: &[&str] = &[
     "PAYLOAD_TOO_LARGE",
 ];
 
-/// Codes of the submit subset (§3.5), another document: the schemas describe envelopes, so
-/// the `--submit` fixtures are not run against them.
+/// Codes of the submit subset (docs/envelope.md#the-submit-subset), another document: the schemas
+/// describe envelopes, so the `--submit` fixtures are not run against them.
 const SUBMIT_CODES: &[&str] = &["RESERVED_HEADER", "SERVER_ASSIGNED_FIELD"];
 
 /// Fixtures that break a rule of [`SCHEMA_CODES`] in a way a schema cannot see, and so pass it.
@@ -500,9 +500,10 @@ fn compliance_fixtures_pass_or_fail_the_schema_as_the_rules_say() {
             .iter()
             .any(|c| BEYOND_A_SCHEMA.contains(&c.as_str()))
         {
-            // The JSON layer (and a line over every size limit) ends the checks (§6): the line
-            // may break other rules that no one reported, and a parser that keeps one of two
-            // duplicate keys sees another envelope. Nothing to compare.
+            // The JSON layer (and a line over every size limit) ends the checks
+            // (docs/envelope.md#diagnostics): the line may break other rules that no one reported,
+            // and a parser that keeps one of two duplicate keys sees another envelope. Nothing to
+            // compare.
             continue;
         } else {
             !caught.contains(case.name.as_str())

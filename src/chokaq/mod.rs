@@ -1,4 +1,4 @@
-//! Importing ChokaQ jobs (CHOKAQ.md): one table row, a JSON object keyed by column names,
+//! Importing ChokaQ jobs (docs/chokaq.md): one table row, a JSON object keyed by column names,
 //! becomes an rdq envelope of version 1 in a fixed output form; the migration chain takes it
 //! on from there.
 //!
@@ -169,7 +169,7 @@ enum Col {
 
 const COLUMN_COUNT: usize = 22;
 
-/// Every column with its spelling in CHOKAQ.md and its JSON type.
+/// Every column with its spelling in docs/chokaq.md#column-types and its JSON type.
 const COLUMNS: [(Col, &str, Kind); COLUMN_COUNT] = [
     (Col::Id, "Id", Kind::Text),
     (Col::Queue, "Queue", Kind::Text),
@@ -592,8 +592,8 @@ impl Importer {
         out.push(b'}');
     }
 
-    /// Whether a payload text is JSON: one value of any type that passes ENVELOPE.md §2.1,
-    /// §2.3 and §2.4.
+    /// Whether a payload text is JSON: one value of any type that passes the rules of
+    /// docs/envelope.md#encoding, #duplicate-keys and #nesting-depth.
     fn is_json(&mut self, text: &str) -> bool {
         let mut errors = Vec::new();
         let parsed = self
@@ -734,7 +734,7 @@ fn failure_reason_name(row: &Row<'_>) -> Option<String> {
     )
 }
 
-/// The rebuilt history (CHOKAQ.md "attempts").
+/// The rebuilt history (docs/chokaq.md#attempts).
 fn write_attempts(row: &Row<'_>, status: &str, count: u64, out: &mut Vec<u8>) {
     let needs_one = row.table != Table::Hot || status == "IN_FLIGHT";
     let n = if needs_one { count.max(1) } else { count };

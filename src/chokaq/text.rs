@@ -1,5 +1,5 @@
-//! The small text formats of a ChokaQ row (CHOKAQ.md): `datetime2(7)` times, names, IDs,
-//! percent-encoding, .NET exception texts, and the importer's JSON string form.
+//! The small text formats of a ChokaQ row (docs/chokaq.md#the-rows): `datetime2(7)` times, names,
+//! IDs, percent-encoding, .NET exception texts, and the importer's JSON string form.
 
 use sha2::{Digest, Sha256};
 
@@ -137,7 +137,7 @@ pub struct DotNetException<'a> {
     pub stack: Option<&'a str>,
 }
 
-/// Parses a .NET exception text (CHOKAQ.md "the error of a DLQ attempt").
+/// Parses a .NET exception text (docs/chokaq.md#dlq-errors).
 ///
 /// ```
 /// use rdq_envelope::chokaq::parse_dotnet_exception;
@@ -188,7 +188,7 @@ pub fn parse_dotnet_exception(text: &str) -> Option<DotNetException<'_>> {
 }
 
 /// `text` cut at the last character boundary at or below `limit` bytes, with the truncation
-/// marker, when it is longer (ENVELOPE.md §3.2).
+/// marker, when it is longer (docs/envelope.md#truncation).
 pub fn truncated(text: &str, limit: usize) -> std::borrow::Cow<'_, str> {
     if text.len() <= limit {
         return text.into();

@@ -23,7 +23,7 @@ pub struct MigrateArgs {
     to: u32,
 
     /// What the input lines are: rdq envelopes, or ChokaQ table rows (one JSON object per
-    /// row, keyed by column name; CHOKAQ.md).
+    /// row, keyed by column name; docs/chokaq.md).
     #[arg(long, value_enum, value_name = "KIND", default_value_t = From::Rdq)]
     from: From,
 

@@ -32,7 +32,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check every line against the envelope rules (ENVELOPE.md) and report each broken rule.
+    /// Check every line against the envelope rules (docs/envelope.md) and report each broken rule.
     ///
     /// Writes one diagnostic row per error (or one JSON object per invalid line) to standard
     /// output or -o. Exit status: 0 when every line is valid, 1 when some line was rejected,
@@ -46,7 +46,7 @@ enum Command {
     /// bytes, a duplicate key, a lower-case ID, ...).
     Gen(gen::GenArgs),
 
-    /// Write every valid line as another envelope_version (ENVELOPE.md §5), losslessly.
+    /// Write every valid line as another envelope_version (docs/migrations.md), losslessly.
     ///
     /// Each line is validated against its own version first; invalid lines, and lines the
     /// target cannot hold (CANNOT_DOWNGRADE) or would overwrite (MIGRATION_CONFLICT), go to
@@ -119,7 +119,7 @@ enum Command {
     Batch(batch::BatchArgs),
 }
 
-/// Inputs and the limits every command that reads envelopes shares (CLI.md).
+/// Inputs and the limits every command that reads envelopes shares (docs/cli.md#inputs).
 #[derive(Args, Debug)]
 pub struct InputArgs {
     /// Input files, read in order, each framed on its own; none, or `-`, reads standard input.
@@ -170,7 +170,7 @@ impl InputArgs {
     }
 }
 
-/// Outputs every command shares (CLI.md).
+/// Outputs every command shares (docs/cli.md#outputs).
 #[derive(Args, Debug)]
 pub struct OutputArgs {
     /// The primary output (default: standard output). Regular files are written atomically.

@@ -1,4 +1,4 @@
-//! `rdq-envelope validate`: every line against ENVELOPE.md, every broken rule reported.
+//! `rdq-envelope validate`: every line against docs/envelope.md, every broken rule reported.
 
 use anyhow::bail;
 use clap::{Args, ValueEnum};
@@ -17,7 +17,7 @@ pub struct ValidateArgs {
     pub output: OutputArgs,
 
     /// Judge lines as the submit subset: what a client sends before the server assigns
-    /// identity and state (ENVELOPE.md §3.5).
+    /// identity and state (docs/envelope.md#the-submit-subset).
     #[arg(long)]
     submit: bool,
 

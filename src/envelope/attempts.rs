@@ -1,4 +1,5 @@
-//! The attempt record (§3.2, §4.4) and the rules across attempts (`BAD_ATTEMPT`).
+//! The attempt record (docs/envelope.md#the-attempt-record, #attempt-duration) and the rules
+//! across attempts (docs/envelope.md#rules-across-attempts, `BAD_ATTEMPT`).
 
 use crate::diagnostic::{quoted, ErrorCode};
 use crate::json::{Value, ValueKind};

@@ -1,5 +1,6 @@
-//! The strict string formats of ENVELOPE.md §3 and §4, checked by hand: each is a small fixed
-//! grammar, and the general-purpose crates accept more than the spec allows (STYLE.md).
+//! The strict string formats of docs/envelope.md#version-1 and #version-2, checked by hand: each is
+//! a small fixed grammar, and the general-purpose crates accept more than the spec allows
+//! (STYLE.md).
 
 /// The marker a writer appends to a cut `message` or `stack` (U+2026 then `[truncated]`).
 pub const TRUNCATION_MARKER: &str = "…[truncated]";

@@ -1,4 +1,4 @@
-//! The envelope model and its rules (ENVELOPE.md §3, §4, §6): no I/O, one line at a time.
+//! The envelope model and its rules (docs/envelope.md): no I/O, one line at a time.
 //!
 //! [`EnvelopeRules`] is built once from [`RuleOptions`]; each worker owns a
 //! [`JsonParser`](crate::json::JsonParser) and a [`Verdict`] and reuses both for every line.
@@ -25,7 +25,7 @@ use crate::json::{Document, JsonParser};
 pub struct Verdict {
     /// Broken rules; the line is valid exactly when this is empty.
     pub errors: Vec<Diagnostic>,
-    /// Warnings (§3.4): reported, never a reason to reject.
+    /// Warnings (docs/envelope.md#warnings): reported, never a reason to reject.
     pub warnings: Vec<Diagnostic>,
     /// The line's `envelope_version`, when it is a supported one.
     pub version: Option<u32>,
@@ -99,7 +99,7 @@ impl EnvelopeRules {
     ) -> Option<Document<'p>> {
         verdict.clear();
         // A line over every limit cannot be valid: it is not parsed, so memory stays bounded
-        // by the largest line that can be valid (§3.1).
+        // by the largest line that can be valid (docs/envelope.md#size-limit).
         if line.len() as u64 > self.largest_limit {
             verdict
                 .errors
@@ -111,8 +111,9 @@ impl EnvelopeRules {
         Some(doc)
     }
 
-    /// `PAYLOAD_TOO_LARGE` when a line of `len` bytes is over `queue`'s size limit (§3.1): for
-    /// lines a command writes, such as a migration's output (§5).
+    /// `PAYLOAD_TOO_LARGE` when a line of `len` bytes is over `queue`'s size limit
+    /// (docs/envelope.md#size-limit): for lines a command writes, such as a migration's output
+    /// (docs/migrations.md#size-limits-after-migration).
     pub fn size_error(&self, queue: Option<&str>, len: usize) -> Option<Diagnostic> {
         let limit = self.options.limit_for(queue);
         let own = queue.filter(|q| self.options.queue_limits.contains_key(*q));

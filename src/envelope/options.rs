@@ -1,5 +1,5 @@
-//! The rule options, built once per run (ENVELOPE.md §3.1 size limits, §3.5 submit, and the
-//! CLI's `--require-version`).
+//! The rule options, built once per run (docs/envelope.md#size-limit, #the-submit-subset, and
+//! the CLI's `--require-version`).
 
 use std::collections::BTreeMap;
 
@@ -17,11 +17,12 @@ pub struct RuleOptions {
     pub max_envelope_bytes: u64,
     /// Per-queue size limits; each replaces the global one for its queue.
     pub queue_limits: BTreeMap<String, u64>,
-    /// Judge lines as the submit subset (§3.5) instead of full envelopes.
+    /// Judge lines as the submit subset (docs/envelope.md#the-submit-subset) instead of full
+    /// envelopes.
     pub submit: bool,
     /// Lines of another supported version get `UNSUPPORTED_VERSION`.
     pub require_version: Option<u32>,
-    /// Compute the §3.4 warnings.
+    /// Compute the warnings (docs/envelope.md#warnings).
     pub warnings: bool,
 }
 

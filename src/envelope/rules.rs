@@ -1,4 +1,5 @@
-//! The field rules of one envelope (§3.1, §3.3–§3.5, §4) and the shared checking helpers.
+//! The field rules of one envelope and the shared checking helpers: docs/envelope.md#version-1,
+//! docs/envelope.md#status-consistency, #size-limit, #warnings, #the-submit-subset, #version-2.
 
 use crate::diagnostic::{pointer, push_capped, quoted, Diagnostic, ErrorCode};
 use crate::json::{Value, ValueKind};
@@ -157,8 +158,8 @@ impl<'a> Checker<'_, '_> {
     }
 
     /// A required JSON integer in `min..=max`. An integer out of range is reported and still
-    /// returned: the rules across fields can still check it (ENVELOPE.md §6, "every rule the
-    /// line breaks that it can still check").
+    /// returned: the rules across fields can still check it (docs/envelope.md#diagnostics: "every
+    /// rule a line breaks that it can still check").
     pub(super) fn integer(
         &mut self,
         v: Option<Value<'a>>,
@@ -478,7 +479,8 @@ impl<'a> Checker<'_, '_> {
         }
     }
 
-    /// v2 claim-check: a set `payload_ref` replaces `payload` (§4.1).
+    /// v2 claim-check: a set `payload_ref` replaces `payload`
+    /// (docs/envelope.md#claim-check-payloads).
     fn claim_check(&mut self, top: &Top<'a>) {
         let Some(r) = top.payload_ref.filter(|v| !v.is_null()) else {
             self.payload(top.payload);
@@ -589,7 +591,7 @@ impl<'a> Checker<'_, '_> {
         }
     }
 
-    /// v2: the typed origin (§4.3).
+    /// v2: the typed origin (docs/envelope.md#typed-origin).
     fn origin(&mut self, v: Option<Value<'a>>) {
         let loc = Loc::Top("origin");
         let Some(v) = v else {
@@ -642,7 +644,8 @@ impl<'a> Checker<'_, '_> {
         Some(status)
     }
 
-    /// §3.3 and §4.2: what each status says of the timestamps and the attempts.
+    /// docs/envelope.md#status-consistency and #cancellation: what each status says of the
+    /// timestamps and the attempts.
     fn consistency(
         &mut self,
         status: Status,
@@ -763,7 +766,7 @@ impl<'a> Checker<'_, '_> {
         }
     }
 
-    /// The submit subset (§3.5).
+    /// The submit subset (docs/envelope.md#the-submit-subset).
     fn submit(&mut self, top: &Top<'a>) {
         let present: [Option<Value<'a>>; 9] = [
             top.envelope_version,

@@ -10,12 +10,12 @@
 
 use std::io::{self, Read};
 
-/// Default reader cap (ENVELOPE.md §1.5): 16 MiB.
+/// Default reader cap (docs/envelope.md#reader-cap): 16 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
-/// How many leading bytes of an over-long line the reader keeps: the 65,536 that a rejects
-/// record holds (CLI.md, `raw`) and one more, because cutting them back to a UTF-8 boundary
-/// looks at the byte after the cut.
+/// How many leading bytes of an over-long line the reader keeps: the 65,536 that a rejects record
+/// holds (docs/cli.md#rejects-records, `raw`) and one more, because cutting them back to a UTF-8
+/// boundary looks at the byte after the cut.
 pub const TOO_LONG_PREFIX_BYTES: usize = 65_537;
 
 /// Room for one read beyond the longest pending line the buffer must hold.
@@ -24,7 +24,8 @@ const READ_BLOCK: usize = 64 * 1024;
 /// The buffer's starting size, unless [`LineReader::with_capacity`] says otherwise.
 const DEFAULT_CAPACITY: usize = READ_BLOCK;
 
-/// The UTF-8 byte-order mark, skipped at the very start of a stream (ENVELOPE.md §1.2).
+/// The UTF-8 byte-order mark, skipped at the very start of a stream
+/// (docs/envelope.md#byte-order-mark).
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// What kind of line the reader found.
@@ -32,7 +33,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub enum LineKind {
     /// A line with content to judge.
     Content,
-    /// Empty, or only space, tab and CR (ENVELOPE.md §1.3): skipped, but counted.
+    /// Empty, or only space, tab and CR (docs/envelope.md#blank-lines): skipped, but counted.
     Blank,
     /// Content longer than the reader cap (`LINE_TOO_LONG`); only a prefix of it is kept.
     TooLong,
@@ -54,7 +55,7 @@ pub struct Line<'a> {
     pub kind: LineKind,
 }
 
-/// Reads a byte stream as lines (ENVELOPE.md §1), with bounded memory.
+/// Reads a byte stream as lines (docs/envelope.md#framing), with bounded memory.
 ///
 /// ```
 /// use rdq_envelope::framing::{LineKind, LineReader};
@@ -140,7 +141,8 @@ impl<R: Read> LineReader<R> {
             self.drop_excess();
             if self.eof {
                 if self.end == self.pos && self.dropped == 0 {
-                    // An LF at the very end does not begin another line (ENVELOPE.md §1.1).
+                    // An LF at the very end does not begin another line
+                    // (docs/envelope.md#lines-and-terminators).
                     return Ok(None);
                 }
                 return Ok(Some(self.take_line(self.end - self.pos, false)));

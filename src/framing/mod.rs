@@ -1,4 +1,4 @@
-//! Framing: a byte stream into JSON Lines lines (ENVELOPE.md §1).
+//! Framing: a byte stream into JSON Lines lines (docs/envelope.md#framing).
 //!
 //! [`LineReader`] turns any [`std::io::Read`] into numbered lines with absolute byte offsets,
 //! skipping a leading BOM, splitting on LF (a CR right before it belongs to the terminator),

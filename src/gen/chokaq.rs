@@ -1,4 +1,4 @@
-//! Synthetic ChokaQ rows (CHOKAQ.md): what `SELECT * FROM chokaq.Jobs… FOR JSON PATH` would
+//! Synthetic ChokaQ rows (docs/chokaq.md): what `SELECT * FROM chokaq.Jobs… FOR JSON PATH` would
 //! give for a realistic .NET service, so the importer can be tried and measured without a
 //! SQL Server. GUID ids, PascalCase JSON payloads, `datetime2(7)` times in both spellings with
 //! 0 to 7 fraction digits, comma-separated tags, and a .NET exception text that fits each

@@ -1,4 +1,4 @@
-//! Transparent decompression: gzip and zstd, sniffed from magic bytes (CLI.md, "Inputs").
+//! Transparent decompression: gzip and zstd, sniffed from magic bytes (docs/cli.md#inputs).
 
 use std::cell::Cell;
 use std::error::Error;

@@ -1,5 +1,5 @@
-//! I/O: opening input streams (ENVELOPE.md §1.2, CLI.md "Inputs and outputs") and writing
-//! output files atomically.
+//! I/O: opening input streams (docs/envelope.md#byte-order-mark, docs/cli.md#inputs, #outputs) and
+//! writing output files atomically.
 //!
 //! Compression is sniffed from a stream's first bytes, never from a file name.
 

@@ -36,7 +36,8 @@ enum Target {
     },
 }
 
-/// How an output is compressed (CLI.md: by the name's `.zst`/`.gz` ending, or `--compress`).
+/// How an output is compressed (docs/cli.md#outputs: by the name's `.zst`/`.gz` ending, or
+/// `--compress`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputCompression {
     /// Plain bytes.

@@ -1,5 +1,5 @@
-//! The strict JSON layer (ENVELOPE.md §2): one line in, a navigable [`Document`] or the §2
-//! diagnostics out.
+//! The strict JSON layer (docs/envelope.md#the-json-layer): one line in, a navigable
+//! [`Document`] or the JSON layer's diagnostics out.
 //!
 //! The fast path is simd-json's tape, parsed from a reused, padded copy of the line with
 //! reused buffers, so a valid line costs no allocation. Only a line simd-json refuses goes to
@@ -175,8 +175,9 @@ impl JsonParser {
         }
     }
 
-    /// Parses one line (without its terminator). On success returns the document; otherwise
-    /// pushes the §2 diagnostics onto `errors` and returns `None`.
+    /// Parses one line (without its terminator). On success returns the document; otherwise pushes
+    /// the JSON layer's diagnostics (docs/envelope.md#the-json-layer) onto `errors` and returns
+    /// `None`.
     pub fn parse<'p>(
         &'p mut self,
         line: &[u8],
@@ -388,10 +389,10 @@ fn copy_padded(buf: &mut Vec<u8>, line: &[u8]) {
     buf.resize(line.len() + simd_json::INPUT_PADDING, 0);
 }
 
-/// The lines simd-json refused: pushes their §2 diagnostics, or returns `true` when the line
-/// is valid after all (numbers simd-json cannot hold), with `retry` holding the line with
-/// same-length stand-ins for them (`0` or `0.0`, then spaces) and `big_ints` the integers'
-/// real values by tape index.
+/// The lines simd-json refused: pushes their JSON-layer diagnostics, or returns `true` when the
+/// line is valid after all (numbers simd-json cannot hold), with `retry` holding the line with
+/// same-length stand-ins for them (`0` or `0.0`, then spaces) and `big_ints` the integers' real
+/// values by tape index.
 #[cold]
 fn parse_cold(
     line: &[u8],

@@ -1,18 +1,19 @@
 //! A strict RFC 8259 scanner for the lines simd-json refuses.
 //!
-//! simd-json is the fast path; it stops at the first problem and tells little about it (the
-//! same error for an unpaired surrogate and a malformed `\u`, index 0 for UTF-8 errors), and it
-//! rejects numbers that ENVELOPE.md §2.5 requires us to accept (`1e400`, 30-digit integers).
-//! This scanner runs only after simd-json failed: it decides which §2 rule the line breaks,
-//! builds the pointers of the strings and members at fault, and finds the numbers simd-json
-//! cannot hold so that the parser can retry with stand-ins. It may allocate; it never recurses,
-//! so no input can overflow the stack.
+//! simd-json is the fast path; it stops at the first problem and tells little about it (the same
+//! error for an unpaired surrogate and a malformed `\u`, index 0 for UTF-8 errors), and it rejects
+//! numbers that docs/envelope.md#numbers requires us to accept (`1e400`, 30-digit integers). This
+//! scanner runs only after simd-json failed: it decides which rule of the JSON layer
+//! (docs/envelope.md#the-json-layer) the line breaks, builds the pointers of the strings and
+//! members at fault, and finds the numbers simd-json cannot hold so that the parser can retry with
+//! stand-ins. It may allocate; it never recurses, so no input can overflow the stack.
 
 use std::collections::HashSet;
 
 use crate::diagnostic::{cut_text, push_pointer_token, MAX_DIAGNOSTICS_PER_LINE, MAX_PATH_BYTES};
 
-/// The deepest nesting that is valid (ENVELOPE.md §2.4; the top-level object is depth 1).
+/// The deepest nesting that is valid; the top-level object is depth 1
+/// (docs/envelope.md#nesting-depth).
 pub const MAX_DEPTH: usize = 128;
 
 /// What the scanner concluded about a line's grammar.

@@ -103,8 +103,8 @@ impl<'a> Value<'a> {
     }
 
     /// The value of a JSON integer: a number written without fraction or exponent
-    /// (ENVELOPE.md §3.1; `-0` is 0). Integers beyond `i128` saturate to `i128::MIN` or
-    /// `i128::MAX`, which is out of every range the spec names. `None` for any other value,
+    /// (docs/envelope.md#json-integers; `-0` is 0). Integers beyond `i128` saturate to `i128::MIN`
+    /// or `i128::MAX`, which is out of every range the spec names. `None` for any other value,
     /// `1.0` and `1e0` included.
     #[inline]
     pub fn as_integer(&self) -> Option<i128> {

@@ -1,4 +1,4 @@
-//! Migrations across envelope versions (ENVELOPE.md §5), by splicing.
+//! Migrations across envelope versions (docs/migrations.md), by splicing.
 //!
 //! A step reads a valid envelope of its source version (the document from the JSON layer, and
 //! the line's bytes) and writes the target version as a few [`Edits`] of the input: the

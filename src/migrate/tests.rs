@@ -1,4 +1,4 @@
-//! Each rule of ENVELOPE.md §5 on small envelopes written out in full.
+//! Each rule of docs/migrations.md on small envelopes written out in full.
 
 use super::Migrator;
 use crate::envelope::{EnvelopeRules, RuleOptions, Verdict};

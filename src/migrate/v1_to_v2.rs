@@ -1,8 +1,8 @@
-//! 1 → 2 (ENVELOPE.md §5): `envelope_version` 2; `rdq.source` and `rdq.submitted_by` move out of
-//! `headers` into a new `origin` right after it (in their order, values byte for byte);
-//! `duration_ms` goes in right after every attempt's `finished_at`. A v1 envelope that already
-//! has a top-level `origin` or an attempt's `duration_ms` (unknown fields in v1) is refused
-//! with `MIGRATION_CONFLICT`: the upgrade would overwrite them.
+//! 1 → 2 (docs/migrations.md#1--2): `envelope_version` 2; `rdq.source` and `rdq.submitted_by` move
+//! out of `headers` into a new `origin` right after it (in their order, values byte for byte);
+//! `duration_ms` goes in right after every attempt's `finished_at`. A v1 envelope that already has
+//! a top-level `origin` or an attempt's `duration_ms` (unknown fields in v1) is refused with
+//! `MIGRATION_CONFLICT`: the upgrade would overwrite them.
 
 use super::{spans, Context, Top};
 use crate::diagnostic::{push_capped, Diagnostic, ErrorCode};

@@ -1,4 +1,4 @@
-//! 2 → 1 (ENVELOPE.md §5), the inverse of 1 → 2: `envelope_version` 1; `origin` goes, its
+//! 2 → 1 (docs/migrations.md#2--1), the inverse of 1 → 2: `envelope_version` 1; `origin` goes, its
 //! `source` and `submitted_by` are appended to `headers` as `rdq.source` and
 //! `rdq.submitted_by` in `origin`'s order (values byte for byte); every attempt's `duration_ms`
 //! goes. Refused with `CANNOT_DOWNGRADE`, naming each value that blocks it, for what version 1

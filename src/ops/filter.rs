@@ -1,4 +1,4 @@
-//! `filter`: the valid lines that match every predicate, byte-identical (CLI.md).
+//! `filter`: the valid lines that match every predicate, byte-identical (docs/cli.md#filter).
 
 use memchr::memmem;
 

@@ -1,5 +1,5 @@
-//! `migrate`: every valid line written as the target version (ENVELOPE.md §5, CLI.md), from
-//! rdq envelopes or from ChokaQ rows (CHOKAQ.md).
+//! `migrate`: every valid line written as the target version (docs/migrations.md,
+//! docs/cli.md#migrate), from rdq envelopes or from ChokaQ rows (docs/chokaq.md).
 
 use crate::chokaq::{ChokaqOptions, Importer};
 use crate::diagnostic::Diagnostic;
@@ -144,7 +144,7 @@ impl MigrateOp {
         out: &mut ChunkOutput,
     ) -> bool {
         // Input is judged against its own version first: an invalid line is rejected, never
-        // fixed (ENVELOPE.md §5).
+        // fixed (docs/migrations.md#the-principle).
         let (Some(doc), true) = (doc, verdict.is_valid()) else {
             return false;
         };

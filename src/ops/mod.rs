@@ -70,9 +70,9 @@ fn reject<T>(
     Action::Reject
 }
 
-/// Ends a line an op wrote at `out[start..]`: over its queue's size limit it is
-/// `PAYLOAD_TOO_LARGE` (ENVELOPE.md §3.1, §5). A line the verdict rejects is taken back, a
-/// valid one terminated; returns whether it stays.
+/// Ends a line an op wrote at `out[start..]`: over its queue's size limit it is `PAYLOAD_TOO_LARGE`
+/// (docs/envelope.md#size-limit, docs/migrations.md#size-limits-after-migration). A line the
+/// verdict rejects is taken back, a valid one terminated; returns whether it stays.
 fn finish_written(
     rules: &EnvelopeRules,
     queue: Option<&str>,

@@ -1,6 +1,6 @@
-//! `redrive`: DEAD envelopes made resubmittable (CLI.md), by splicing: `status` becomes
-//! `PENDING`, `attempt_count` 0, `redrive_count` one more, `next_attempt_at` the time given,
-//! `lease_expires_at` null; the attempts and every other byte stay as they were.
+//! `redrive`: DEAD envelopes made resubmittable (docs/cli.md#redrive), by splicing: `status`
+//! becomes `PENDING`, `attempt_count` 0, `redrive_count` one more, `next_attempt_at` the time
+//! given, `lease_expires_at` null; the attempts and every other byte stay as they were.
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::envelope::{EnvelopeRules, Verdict};

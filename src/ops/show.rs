@@ -1,4 +1,4 @@
-//! `show`: the envelope with one ID, pretty, and its decoded payload (CLI.md).
+//! `show`: the envelope with one ID, pretty, and its decoded payload (docs/cli.md#show).
 //!
 //! Lines are looked at cheaply first: a line that holds neither the ID's bytes nor a `\u`
 //! escape (the only way JSON can spell an ID's letters otherwise) cannot be it, and is passed

@@ -1,5 +1,5 @@
-//! `stats`: what a stream of envelopes looks like at a glance (CLI.md): counts per group,
-//! attempt and redrive histograms, the `created_at` range, the top error types and the
+//! `stats`: what a stream of envelopes looks like at a glance (docs/cli.md#stats): counts per
+//! group, attempt and redrive histograms, the `created_at` range, the top error types and the
 //! arrivals per day.
 //!
 //! Each chunk adds its lines into its own [`Stats`] (the operation's tally); the writer merges

@@ -1,4 +1,4 @@
-//! `validate`: every line against the rules, every broken rule reported (CLI.md).
+//! `validate`: every line against the rules, every broken rule reported (docs/cli.md#validate).
 
 use crate::envelope::{EnvelopeRules, Verdict};
 use crate::json::JsonParser;

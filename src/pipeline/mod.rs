@@ -1,6 +1,6 @@
-//! The parallel pipeline: every command that reads envelopes runs on it (CLI.md: "every
-//! subcommand is a streaming filter: it reads JSON Lines, works in parallel chunks, and writes
-//! in input order").
+//! The parallel pipeline: every command that reads envelopes runs on it (docs/cli.md: "every
+//! subcommand that reads envelopes is a streaming filter: it reads JSON Lines, judges them in
+//! parallel chunks, and writes in input order").
 //!
 //! Three kinds of thread share a fixed pool of [`Chunk`]s:
 //!
@@ -44,8 +44,8 @@ pub use progress::Progress;
 use crate::framing::{Line, LineReader, DEFAULT_MAX_LINE_BYTES};
 use crate::report::Summary;
 
-/// What a [`LineOperation`] did with a line: the books of the summary (CLI.md `--summary`)
-/// are kept from these.
+/// What a [`LineOperation`] did with a line: the books of the summary
+/// (docs/cli.md#summary-and-the-books) are kept from these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     /// The line passed and went to the primary output (or, for `validate`, counts as kept).
@@ -120,7 +120,7 @@ pub enum Source {
 }
 
 impl Source {
-    /// The name diagnostics give this source (CLI.md: the path as given, or `<stdin>`).
+    /// The name diagnostics give this source (docs/cli.md#inputs: the path as given, or `<stdin>`).
     pub fn name(&self) -> String {
         match self {
             Source::Stdin => "<stdin>".to_owned(),
@@ -137,7 +137,7 @@ pub struct PipelineOptions {
     pub jobs: usize,
     /// About how many bytes of lines one chunk holds.
     pub chunk_bytes: usize,
-    /// The reader cap (ENVELOPE.md §1.5).
+    /// The reader cap (docs/envelope.md#reader-cap).
     pub max_line_bytes: usize,
     /// One line per chunk and a flush after each, for interactive tails (`--line-buffered`).
     pub line_buffered: bool,
@@ -179,7 +179,7 @@ pub struct Outputs<'a> {
     pub messages: Option<&'a mut dyn Write>,
 }
 
-/// Why a run could not complete (CLI.md exit status 2).
+/// Why a run could not complete (docs/cli.md#exit-status: 2).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PipelineError {

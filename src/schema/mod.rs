@@ -1,5 +1,5 @@
 //! The JSON Schema (draft 2020-12) of each envelope version, for the tools that speak JSON
-//! Schema rather than ENVELOPE.md: editors, API gateways, validators in other languages.
+//! Schema rather than docs/envelope.md: editors, API gateways, validators in other languages.
 //!
 //! A schema is a necessary condition, not the contract. Every valid envelope passes the schema
 //! of its version, and the schema refuses what it can state: missing members, wrong JSON types,
@@ -14,10 +14,11 @@
 //! The schemas are the files `envelope-v1.schema.json` and `envelope-v2.schema.json` beside
 //! this one, built into the library as they are.
 
-/// The schema of envelope_version 1 (ENVELOPE.md §3), as JSON text ending in a newline.
+/// The schema of envelope_version 1 (docs/envelope.md#version-1), as JSON text ending in a newline.
 pub const ENVELOPE_V1: &str = include_str!("envelope-v1.schema.json");
 
-/// The schema of envelope_version 2 (ENVELOPE.md §3 and §4), as JSON text ending in a newline.
+/// The schema of envelope_version 2 (docs/envelope.md#version-1 and #version-2), as JSON text
+/// ending in a newline.
 pub const ENVELOPE_V2: &str = include_str!("envelope-v2.schema.json");
 
 /// The JSON Schema of `version`, as JSON text ending in a newline, or `None` when the version

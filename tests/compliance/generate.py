@@ -7,7 +7,7 @@ Standard library only.  Run from anywhere:
 
 Every case is written as two files in ``cases/``: ``NAME.line`` (the exact bytes of one input
 line, no terminator) and ``NAME.expect.json`` (see README.md).  The expectations below are
-written by hand from ../shared/spec/ENVELOPE.md; before anything is written, each one is
+written by hand from docs/envelope.md; before anything is written, each one is
 cross-checked against a small independent oracle (``oracle()`` below), so that a slip in an
 edit (a time that now triggers a warning, a padding that overshoots a limit) fails loudly here
 instead of shipping a wrong fixture.  The oracle is a checking aid, not the contract.
@@ -246,7 +246,7 @@ def b64(obj_or_bytes):
 
 
 # ---------------------------------------------------------------------------------------------
-# The oracle: an independent, deliberately plain reading of ENVELOPE.md, used only to
+# The oracle: an independent, deliberately plain reading of docs/envelope.md, used only to
 # cross-check the hand-written expectations.  Where the spec is open it follows the choices
 # listed in README.md; the cases are built so that they do not depend on the rest.
 # ---------------------------------------------------------------------------------------------
@@ -915,7 +915,7 @@ SUBMIT_BASE = {
 
 
 def to_v2(v1):
-    """The 1 -> 2 migration of §5, for building v2 bases from v1 ones."""
+    """The 1 -> 2 migration of docs/migrations.md#1--2, for building v2 bases from v1 ones."""
     d = {}
     headers = v1["headers"]
     for k, v in v1.items():
@@ -1133,8 +1133,8 @@ case("valid_v1_dead_redriven_history",
 case("valid_v1_pending_after_redrive",
      mod(D1, {"/status": "PENDING", "/attempt_count": 0, "/redrive_count": 1,
               "/next_attempt_at": "2024-03-18T07:30:00.000Z"}),
-     desc="What `redrive` writes (CLI.md): PENDING, attempt_count 0, redrive_count 1, next_attempt_at "
-          "set, the three finished attempts kept (§3.3: none in flight).")
+     desc="What `redrive` writes (docs/cli.md#redrive): PENDING, attempt_count 0, redrive_count 1, "
+          "next_attempt_at set, the three finished attempts kept (§3.3: none in flight).")
 case("valid_v1_empty_payload",
      mod(P1, {"/payload": "", "/payload_content_type": "application/octet-stream"}),
      desc="§3.1 payload \"\" is the empty payload.")
@@ -1292,7 +1292,7 @@ case("valid_submit_rdq_lookalike_headers",
 
 
 # =============================================================================================
-# §1 framing: the reader cap
+# Framing (docs/envelope.md#framing): the reader cap
 # =============================================================================================
 
 CAP = 700
@@ -1318,7 +1318,7 @@ def with_bytes(doc, marker, replacement):
 
 
 # =============================================================================================
-# §2 JSON layer
+# The JSON layer (docs/envelope.md#the-json-layer)
 # =============================================================================================
 
 BAD = "@@BAD@@"
@@ -1392,7 +1392,7 @@ for name, text in [("array", b'[{"envelope_version":1}]'), ("string", b'"PENDING
                    ("number", b"1e400")]:
     case("invalid_not_an_object_" + name, text, [err("NOT_AN_OBJECT", "")],
          desc="§2.2 one well-formed JSON value that is not an object (%s)." % name)
-# Duplicate keys (§2.3): the second member is written with an equal (possibly escaped) key.
+# Duplicate keys (docs/envelope.md#duplicate-keys): the second member is written with an equal (possibly escaped) key.
 case("invalid_duplicate_key_status",
      {**D1, Raw('"status"'): "SUCCEEDED"},
      [err("DUPLICATE_KEY", "/status")],
@@ -1427,7 +1427,7 @@ case("invalid_duplicate_key_empty_header_key",
      [err("DUPLICATE_KEY", "/headers/")],
      desc="§6 the empty key twice: path /headers/ (JSON-layer error ends checking, so the "
           "INVALID_HEADER of the empty key is not reported).")
-# Depth (§2.4): the top-level object is depth 1.
+# Depth (docs/envelope.md#nesting-depth): the top-level object is depth 1.
 case("boundary_depth_128_arrays", mod(P1, {"/x_nested": Raw("[" * 127 + "]" * 127)}),
      desc="§2.4 depth 128 is valid: top-level object (1) + 127 nested arrays in an unknown field.")
 case("boundary_depth_129_arrays", mod(P1, {"/x_nested": Raw("[" * 128 + "]" * 128)}),
@@ -1444,7 +1444,8 @@ case("invalid_nesting_50000_deep", mod(P1, {"/x_nested": Raw("[" * 50000 + "]" *
 
 
 # =============================================================================================
-# envelope_version (§3.1, §6: a missing, mistyped or unsupported version ends the field checks)
+# envelope_version (docs/envelope.md#envelope_version, #diagnostics: a missing, mistyped or
+# unsupported version ends the field checks)
 # =============================================================================================
 
 BROKEN_ELSEWHERE = {"/id": "not-a-ulid", "/queue": "Billing Invoices", "/status": "FAILED"}
@@ -1469,16 +1470,17 @@ v1("invalid_unsupported_version_huge", P1,
    desc="§3.1 an integer beyond 64 bits is still an integer: UNSUPPORTED_VERSION.")
 case("invalid_require_version_2_got_v1", D1, [err("UNSUPPORTED_VERSION", "/envelope_version")],
      options={"require_version": 2},
-     desc="CLI.md --require-version 2 with an otherwise valid v1 line.")
+     desc="docs/cli.md#validate: --require-version 2 with an otherwise valid v1 line.")
 case("invalid_require_version_1_got_v2", V2D, [err("UNSUPPORTED_VERSION", "/envelope_version")],
      options={"require_version": 1},
-     desc="CLI.md --require-version 1 with an otherwise valid v2 line.")
+     desc="docs/cli.md#validate: --require-version 1 with an otherwise valid v2 line.")
 v1("invalid_require_version_mismatch_plus_other_errors", D1,
    {"/id": D1["id"].lower(), "/payload": "eyJhIjoxfR=="},
    [err("UNSUPPORTED_VERSION", "/envelope_version"), err("INVALID_ID", "/id"),
     err("INVALID_BASE64", "/payload")],
    options={"require_version": 2},
-   desc="CLI.md: the --require-version mismatch comes 'besides any other errors': the line is "
+   desc="docs/cli.md#validate: the --require-version mismatch comes 'besides any other error': "
+        "the line is "
         "still judged by its own (supported) version 1.")
 v1("invalid_require_version_with_unsupported_version", D1, {"/envelope_version": 3},
    [err("UNSUPPORTED_VERSION", "/envelope_version")], options={"require_version": 1},
@@ -1879,7 +1881,7 @@ v1("invalid_timestamp_started_at_offset", D1,
    {"/attempts/1/started_at": "2024-03-15T09:13:17.533+00:00"},
    [err("INVALID_TIMESTAMP", "/attempts/1/started_at")], desc="§3.2 started_at with +00:00.")
 # =============================================================================================
-# FIELD_TOO_LONG and truncation (§3.2)
+# FIELD_TOO_LONG and truncation (docs/envelope.md#truncation)
 # =============================================================================================
 
 M = "\u2026[truncated]"
@@ -1948,7 +1950,7 @@ v1("invalid_field_too_long_message_and_stack_in_two_attempts", D1,
    desc="§6 one FIELD_TOO_LONG per offending value.")
 
 # =============================================================================================
-# BAD_ATTEMPT (§3.2 rules across attempts; paths from §6)
+# BAD_ATTEMPT (docs/envelope.md#rules-across-attempts; paths from docs/envelope.md#bad_attempt)
 # =============================================================================================
 
 A = "/attempts/%d/"
@@ -2019,7 +2021,7 @@ v1("invalid_v2_bad_attempt_rules_hold", V2S,
    desc="§4 every v1 attempt rule holds in v2 (LEASE_EXPIRED with a stack; numbering 1,3).")
 
 # =============================================================================================
-# INCONSISTENT_STATE (§3.3), each column
+# INCONSISTENT_STATE (docs/envelope.md#status-consistency), each column
 # =============================================================================================
 
 IFL = {"attempt_no": 1, "started_at": "2024-03-15T09:12:44.901Z", "finished_at": None,
@@ -2063,7 +2065,7 @@ for name, base, edits, cols, note in [
        desc="§3.3 %s: INCONSISTENT_STATE at %s." % (note, ", ".join(cols)))
 
 # =============================================================================================
-# PAYLOAD_TOO_LARGE (§3.1 the envelope size limit)
+# PAYLOAD_TOO_LARGE (docs/envelope.md#size-limit)
 # =============================================================================================
 
 P = [err("PAYLOAD_TOO_LARGE", "")]
@@ -2122,7 +2124,7 @@ v1("invalid_too_large_with_unsupported_version", D1, {"/envelope_version": 3},
    desc="§6 an unsupported version ends the field checks; the size limit is still checked.")
 
 # =============================================================================================
-# Warnings (§3.4): valid lines, reported, never a reason to reject
+# Warnings (docs/envelope.md#warnings): valid lines, reported, never a reason to reject
 # =============================================================================================
 
 PMS = ts_ms(P1_CREATED)
@@ -2148,11 +2150,12 @@ v1("warning_both_warnings", D1, {"/created_at": ts(A0 + 1500)},
         % (A0 + 1500 - ulid_ms(D1["id"])))
 v1("invalid_with_warning", D1, {"/created_at": ts(A0 + 1), "/queue": "Billing"},
    [err("INVALID_NAME", "/queue")], warnings=[err("CREATED_AFTER_START", "/created_at")],
-   desc="§3.4/CLI.md (validate --format json carries warnings for invalid lines too). choice: "
+   desc="§3.4/docs/cli.md#validate (validate --format json carries warnings for invalid lines "
+        "too). choice: "
         "warnings are computed for every line whose field checks run, valid or not.")
 
 # =============================================================================================
-# Several errors at once (§6: every rule broken is reported)
+# Several errors at once (docs/envelope.md#diagnostics: every rule broken is reported)
 # =============================================================================================
 
 v1("invalid_many_top_level_errors", D1, {
