@@ -1,6 +1,6 @@
-//! The strict string formats of docs/envelope.md#version-1 and #version-2, checked by hand: each is
-//! a small fixed grammar, and the general-purpose crates accept more than the spec allows
-//! (STYLE.md).
+//! The strict string formats of docs/envelope.md#version-1 and #version-2, checked by hand:
+//! each is a small fixed grammar, and the general-purpose crates (ULID, media type, URI parsers)
+//! accept more than the rules allow, so a crate would need a second check on top.
 
 /// The marker a writer appends to a cut `message` or `stack` (U+2026 then `[truncated]`).
 pub const TRUNCATION_MARKER: &str = "…[truncated]";
