@@ -1,7 +1,7 @@
 //! The envelope model and its rules (docs/envelope.md): no I/O, one line at a time.
 //!
 //! [`EnvelopeRules`] is built once from [`RuleOptions`]; each worker owns a
-//! [`JsonParser`](crate::json::JsonParser) and a [`Verdict`] and reuses both for every line.
+//! [`JsonParser`] and a [`Verdict`] and reuses both for every line.
 
 mod attempts;
 pub mod formats;

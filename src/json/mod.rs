@@ -3,7 +3,7 @@
 //!
 //! The fast path is simd-json's tape, parsed from a reused, padded copy of the line with
 //! reused buffers, so a valid line costs no allocation. Only a line simd-json refuses goes to
-//! the cold path ([`scan`]), which classifies the failure or, when the line is valid JSON with
+//! the cold path (`scan`), which classifies the failure or, when the line is valid JSON with
 //! numbers simd-json cannot hold, retries with same-length stand-ins for those numbers.
 
 mod pretty;

@@ -1,7 +1,7 @@
 //! Migrations across envelope versions (docs/migrations.md), by splicing.
 //!
 //! A step reads a valid envelope of its source version (the document from the JSON layer, and
-//! the line's bytes) and writes the target version as a few [`Edits`] of the input: the
+//! the line's bytes) and writes the target version as a few `Edits` of the input: the
 //! version number, a member moved or inserted, a member removed. Every other byte is copied, so
 //! unknown fields, number spellings, escapes, key order and white space all stay as they were.
 //! The steps chain for any pair of supported versions; a later version adds one step up and

@@ -2,7 +2,7 @@
 //! subcommand that reads envelopes is a streaming filter: it reads JSON Lines, judges them in
 //! parallel chunks, and writes in input order").
 //!
-//! Three kinds of thread share a fixed pool of [`Chunk`]s:
+//! Three kinds of thread share a fixed pool of `Chunk`s:
 //!
 //! ```text
 //!   reader thread ──work──▶ N workers ──done──▶ writer (the caller's thread)
