@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use rdq_envelope::gen::{GenOptions, Generator};
 use rdq_envelope::json::{Document, JsonParser, Value, ValueKind};
-use rdq_envelope::migrate::Migrator;
+use rdq_envelope::migrate::{Migration, Migrator};
 use rdq_envelope::ops::MigrateOp;
 use rdq_envelope::pipeline::{self, Outputs, PipelineOptions, Source};
 use rdq_envelope::{EnvelopeRules, RuleOptions, Verdict};
@@ -82,7 +82,8 @@ impl Checked {
             &mut out,
             &mut errors,
         );
-        done.then(|| String::from_utf8(out).unwrap())
+        let written = done.expect("a valid line migrates or is refused") == Migration::Written;
+        written.then(|| String::from_utf8(out).unwrap())
     }
 
     fn version(&mut self, line: &str) -> Option<u32> {
@@ -233,5 +234,38 @@ fn migrate_writes_the_same_bytes_for_any_number_of_workers() {
                 "--to {to} -j{jobs}"
             );
         }
+    }
+}
+
+/// `Migrator::migrate` is total: an unsupported version or a document that was not validated
+/// is an error, never a panic, and leaves the output as it was.
+#[test]
+fn migrate_refuses_what_it_cannot_take_without_panicking() {
+    use rdq_envelope::migrate::MigrateError;
+    let mut parser = JsonParser::new();
+    let mut migrator = Migrator::new();
+    let cases: [(&str, u32, u32); 8] = [
+        (r#"{"envelope_version":1,"headers":{}}"#, 1, 3),
+        (r#"{"envelope_version":1,"headers":{}}"#, 0, 1),
+        (r#"{"headers":{}}"#, 1, 2),
+        (r#"{"envelope_version":2,"headers":{}}"#, 1, 2),
+        (r#"{"envelope_version":1}"#, 1, 2),
+        (r#"{"envelope_version":1,"headers":[]}"#, 1, 2),
+        (
+            r#"{"envelope_version":1,"headers":{},"attempts":[{}]}"#,
+            1,
+            2,
+        ),
+        (r#"{"envelope_version":2,"headers":{}}"#, 2, 1),
+    ];
+    for (line, from, to) in cases {
+        let doc = parser.parse(line.as_bytes(), &mut Vec::new()).unwrap();
+        let mut out = b"kept".to_vec();
+        let result = migrator.migrate(line.as_bytes(), &doc, from, to, &mut out, &mut Vec::new());
+        match result {
+            Err(MigrateError::UnsupportedVersion(_) | MigrateError::NotValid { .. }) => {}
+            other => panic!("{line} {from}->{to}: {other:?}"),
+        }
+        assert_eq!(out, b"kept", "{line}");
     }
 }

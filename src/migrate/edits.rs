@@ -95,17 +95,23 @@ impl Edits {
 
     /// Appends `line` with the edits applied to `out`. Edits must not overlap; insertions at one
     /// position keep the order they were made in.
-    pub fn apply(&mut self, line: &[u8], out: &mut Vec<u8>) {
+    pub fn apply(&mut self, line: &[u8], out: &mut Vec<u8>) -> bool {
         self.list.sort_by_key(|e| e.replaced.start);
+        let kept = out.len();
         out.reserve(line.len() + self.text.len());
         let mut at = 0;
         for edit in &self.list {
-            debug_assert!(edit.replaced.start >= at, "overlapping edits");
+            if edit.replaced.start < at || edit.replaced.end > line.len() {
+                // Overlapping edits: only a document that is not a valid envelope gets them.
+                out.truncate(kept);
+                return false;
+            }
             out.extend_from_slice(&line[at..edit.replaced.start]);
             out.extend_from_slice(&self.text[edit.text.clone()]);
             at = edit.replaced.end;
         }
         out.extend_from_slice(&line[at..]);
+        true
     }
 }
 

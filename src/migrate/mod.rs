@@ -8,7 +8,7 @@
 //! one step down.
 //!
 //! ```
-//! use rdq_envelope::migrate::Migrator;
+//! use rdq_envelope::migrate::{Migration, Migrator};
 //! use rdq_envelope::{EnvelopeRules, JsonParser, RuleOptions, Verdict};
 //!
 //! let v1 = br#"{"envelope_version":1,"id":"01HWT0DD088F8ENKHRJHCSSPV8","queue":"mail","handler_ref":"send","payload":"e30=","payload_content_type":"application/json","headers":{"rdq.source":"api","x":"1"},"status":"PENDING","attempt_count":0,"redrive_count":0,"next_attempt_at":"2024-05-01T12:00:00.000Z","lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[],"extra":1e400}"#;
@@ -18,7 +18,8 @@
 //! assert!(verdict.is_valid());
 //!
 //! let (mut migrator, mut out, mut errors) = (Migrator::new(), Vec::new(), Vec::new());
-//! assert!(migrator.migrate(v1, &doc, 1, 2, &mut out, &mut errors));
+//! let done = migrator.migrate(v1, &doc, 1, 2, &mut out, &mut errors);
+//! assert_eq!(done, Ok(Migration::Written));
 //! let v2 = String::from_utf8(out).unwrap();
 //! assert!(v2.starts_with(r#"{"envelope_version":2,"#));
 //! assert!(v2.contains(r#""headers":{"x":"1"},"origin":{"source":"api"},"#));
@@ -33,7 +34,8 @@ mod v1_to_v2;
 mod v2_to_v1;
 
 use crate::diagnostic::Diagnostic;
-use crate::json::{Document, JsonParser, Value};
+use crate::envelope::SUPPORTED_VERSIONS;
+use crate::json::{Document, JsonParser, Value, ValueKind};
 use edits::Edits;
 use spans::MemberSpan;
 
@@ -103,12 +105,42 @@ impl<'a> Context<'a> {
     /// Replaces `envelope_version`'s value (spelled `1` or `2`: a JSON integer has one
     /// spelling) with `to`.
     fn set_version(&mut self, top: &Top<'_>, to: u32) {
-        let (at, _) = top.version.expect("a valid envelope has envelope_version");
+        // `precondition` saw it.
+        let Some((at, _)) = top.version else { return };
         let span = self.scratch.top[at];
         self.scratch
             .edits
             .replace_with_number(span.value_start..span.value_end, i64::from(to));
     }
+}
+
+/// What became of a line that could be migrated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Migration {
+    /// The target version was appended to the output.
+    Written,
+    /// The target cannot hold the envelope (`CANNOT_DOWNGRADE`) or the step would overwrite
+    /// data (`MIGRATION_CONFLICT`): the reasons were pushed onto the errors, nothing written.
+    Refused,
+}
+
+/// Why a line could not be put to a migration at all: a caller's mistake, not a property of
+/// the envelope (that is a [`Migration::Refused`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MigrateError {
+    /// `from` or `to` is not a supported version.
+    #[error("envelope version {0} is not supported (the supported versions are 1 and 2)")]
+    UnsupportedVersion(u32),
+    /// The document is not a valid envelope of version `from` (validate it first).
+    #[error("the document is not a valid envelope of version {from}: {what}")]
+    NotValid {
+        /// The version the caller said the document has.
+        from: u32,
+        /// What is missing or wrong.
+        what: &'static str,
+    },
 }
 
 /// Migrates lines between versions; one per worker thread (it reuses its buffers).
@@ -127,9 +159,18 @@ impl Migrator {
     }
 
     /// Appends `line`, a valid envelope of version `from` whose document is `doc`, as version
-    /// `to` to `out` (a worker writes straight into its output). False, with the reasons in `errors`, when the target
-    /// cannot represent it (`CANNOT_DOWNGRADE`) or the step would overwrite data
-    /// (`MIGRATION_CONFLICT`). `from == to` copies the line unchanged.
+    /// `to` to `out` (a worker writes straight into its output). [`Migration::Refused`], with
+    /// the reasons in `errors`, when the target cannot represent it (`CANNOT_DOWNGRADE`) or the
+    /// step would overwrite data (`MIGRATION_CONFLICT`). `from == to` copies the line
+    /// unchanged.
+    ///
+    /// # Errors
+    ///
+    /// [`MigrateError::UnsupportedVersion`] for a version other than 1 and 2, and
+    /// [`MigrateError::NotValid`] for a document that is not a valid envelope of `from` as far
+    /// as the migration needs (its version, `headers`, `origin`, `attempts`); `out` is then
+    /// left as it was. The full rules are [`EnvelopeRules`](crate::EnvelopeRules)'s to check:
+    /// a document that passes them always migrates or is refused.
     pub fn migrate(
         &mut self,
         line: &[u8],
@@ -138,10 +179,16 @@ impl Migrator {
         to: u32,
         out: &mut Vec<u8>,
         errors: &mut Vec<Diagnostic>,
-    ) -> bool {
+    ) -> Result<Migration, MigrateError> {
+        for version in [from, to] {
+            if !SUPPORTED_VERSIONS.contains(&version) {
+                return Err(MigrateError::UnsupportedVersion(version));
+            }
+        }
+        precondition(doc.root(), from).map_err(|what| MigrateError::NotValid { from, what })?;
         if from == to {
             out.extend_from_slice(line);
-            return true;
+            return Ok(Migration::Written);
         }
         let next = if to > from { from + 1 } else { from - 1 };
         if next == to {
@@ -150,15 +197,20 @@ impl Migrator {
         // A longer chain: parse what this step wrote and go on from there.
         let mut between = std::mem::take(&mut self.between);
         between.clear();
-        if !self.step(line, doc, from, next, &mut between, errors) {
+        let stepped = self.step(line, doc, from, next, &mut between, errors);
+        if stepped != Ok(Migration::Written) {
             self.between = between;
-            return false;
+            return stepped;
         }
         let mut parser = self.parser.take().unwrap_or_default();
         let mut parse_errors = Vec::new();
         let done = match parser.parse(&between, &mut parse_errors) {
             Some(doc) => self.migrate(&between, &doc, next, to, out, errors),
-            None => unreachable!("a step writes valid JSON: {parse_errors:?}"),
+            // Not reached: a step writes valid JSON.
+            None => Err(MigrateError::NotValid {
+                from: next,
+                what: "an intermediate step wrote a line that is not JSON",
+            }),
         };
         self.between = between;
         self.parser = Some(parser);
@@ -173,12 +225,15 @@ impl Migrator {
         to: u32,
         out: &mut Vec<u8>,
         errors: &mut Vec<Diagnostic>,
-    ) -> bool {
-        let step = STEPS
+    ) -> Result<Migration, MigrateError> {
+        let Some(step) = STEPS
             .iter()
             .find(|(f, t, _)| (*f, *t) == (from, to))
             .map(|(_, _, step)| *step)
-            .unwrap_or_else(|| panic!("no migration step from version {from} to {to}"));
+        else {
+            // Not reached: every adjacent pair of supported versions has its step.
+            return Err(MigrateError::UnsupportedVersion(to));
+        };
         self.scratch.edits.clear();
         doc.node_spans(line, &mut self.scratch.nodes);
         let mut cx = Context {
@@ -189,9 +244,68 @@ impl Migrator {
         };
         cx.top_members();
         if !step(&mut cx) {
-            return false;
+            return Ok(Migration::Refused);
         }
-        self.scratch.edits.apply(line, out);
-        true
+        if !self.scratch.edits.apply(line, out) {
+            // Edits that overlap: the document's members are not those of a valid envelope
+            // (a repeated top-level member, say).
+            return Err(MigrateError::NotValid {
+                from,
+                what: "its members overlap the migration's edits (a repeated member?)",
+            });
+        }
+        Ok(Migration::Written)
     }
+}
+
+/// What the steps rely on in a valid envelope of `from`: checked, so that a document that was
+/// not validated is an error and never a panic.
+fn precondition(root: Value<'_>, from: u32) -> Result<(), &'static str> {
+    if root.kind() != ValueKind::Object {
+        return Err("it is not a JSON object");
+    }
+    let mut seen = [false; 4];
+    for (key, value) in root.members() {
+        let (slot, ok, what) = match key {
+            "envelope_version" => (
+                0,
+                value.as_integer() == Some(i128::from(from)),
+                "envelope_version is not the version given",
+            ),
+            "headers" => (1, is_object(value), "headers is not an object"),
+            "attempts" => (
+                2,
+                attempts_hold(value, from),
+                "attempts are not attempt records",
+            ),
+            "origin" if from >= 2 => (3, is_object(value), "origin is not an object"),
+            _ => continue,
+        };
+        if seen[slot] {
+            return Err("a top-level member is repeated");
+        }
+        if !ok {
+            return Err(what);
+        }
+        seen[slot] = true;
+    }
+    match seen {
+        [false, ..] => Err("envelope_version is missing"),
+        [_, false, ..] => Err("headers is missing"),
+        [.., false] if from >= 2 => Err("origin is missing"),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `attempts` is an array of objects, each with a `finished_at` where version 1 → 2
+/// computes a duration from it.
+fn attempts_hold(attempts: Value<'_>, from: u32) -> bool {
+    attempts.kind() == ValueKind::Array
+        && attempts.elements().all(|attempt| {
+            is_object(attempt) && (from != 1 || attempt.get("finished_at").is_some())
+        })
+}
+
+fn is_object(value: Value<'_>) -> bool {
+    value.kind() == ValueKind::Object
 }

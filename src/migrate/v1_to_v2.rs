@@ -42,7 +42,10 @@ fn conflict(path: String, message: &str) -> Diagnostic {
 }
 
 fn move_headers_to_origin(cx: &mut Context<'_>, top: &Top<'_>) {
-    let (_, headers) = top.headers.expect("a valid v1 envelope has headers");
+    // `precondition` saw it.
+    let Some((_, headers)) = top.headers else {
+        return;
+    };
     let (_, after_headers) = spans::of(headers, &cx.scratch.nodes);
     spans::members(headers, &cx.scratch.nodes, &mut cx.scratch.inner);
     let moved = |key: &str| MOVED.iter().position(|(name, _)| *name == key);
@@ -87,7 +90,8 @@ fn insert_durations(cx: &mut Context<'_>, attempts: Value<'_>) {
             });
             continue;
         }
-        let finished = finished.expect("a valid attempt has finished_at");
+        // `precondition` saw it.
+        let Some(finished) = finished else { continue };
         let (_, end) = spans::of(finished, &cx.scratch.nodes);
         let ms = |v: Option<Value<'_>>| v.and_then(|v| v.as_str()).and_then(parse_timestamp);
         match (ms(started), ms(Some(finished))) {

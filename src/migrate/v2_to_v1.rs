@@ -69,8 +69,10 @@ fn blocked(path: String, message: String) -> Diagnostic {
 }
 
 fn move_origin_to_headers(cx: &mut Context<'_>, top: &Top<'_>) {
-    let (origin_at, origin) = top.origin.expect("a valid v2 envelope has origin");
-    let (_, headers) = top.headers.expect("a valid v2 envelope has headers");
+    // `precondition` saw both.
+    let (Some((origin_at, origin)), Some((_, headers))) = (top.origin, top.headers) else {
+        return;
+    };
     // Appended after the last header, or right after `{` when there is none.
     spans::members(headers, &cx.scratch.nodes, &mut cx.scratch.inner);
     let (append_at, mut first) = match cx.scratch.inner.last() {

@@ -2,7 +2,7 @@
 //! docs/cli.md#migrate), from rdq envelopes or from ChokaQ rows (docs/chokaq.md).
 
 use crate::chokaq::{ChokaqOptions, Importer};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::envelope::{EnvelopeRules, Verdict};
 use crate::framing::LineKind;
 use crate::json::{Document, JsonParser};
@@ -156,7 +156,15 @@ impl MigrateOp {
         let start = out.primary.len();
         // A refusal (CANNOT_DOWNGRADE, MIGRATION_CONFLICT) lands in the verdict's errors.
         let errors = &mut verdict.errors;
-        let _ = migrator.migrate(line, &doc, from, self.to, &mut out.primary, errors);
+        if let Err(e) = migrator.migrate(line, &doc, from, self.to, &mut out.primary, errors) {
+            // Not reached for a valid line and a supported target; still a rejection with its
+            // reason, never a line lost.
+            errors.push(Diagnostic::new(
+                ErrorCode::UnsupportedVersion,
+                "/envelope_version".to_owned(),
+                e.to_string(),
+            ));
+        }
         let queue = root.get("queue").and_then(|v| v.as_str());
         if !super::finish_written(&self.rules, queue, &mut out.primary, start, verdict) {
             return false;
