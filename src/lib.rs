@@ -1,4 +1,65 @@
-//! rdq-envelope: validate, version-migrate and re-emit rdq task envelopes.
+//! rdq-envelope: validate, version-migrate and re-emit rdq task envelopes (JSON Lines),
+//! zero-copy and losslessly. The rules are in `docs/envelope.md`, the migrations in
+//! `docs/migrations.md`, the promises in `docs/guarantees.md`.
+//!
+//! The library is the tool without its command line: depend on it with
+//! `rdq-envelope = { path = "...", default-features = false }` and none of the command line's
+//! crates are compiled.
+//!
+//! - [`EnvelopeRules`] judges one line into a [`Verdict`]: errors and warnings, each a
+//!   [`Diagnostic`] with its [`ErrorCode`] and JSON pointer.
+//! - [`migrate::Migrator`] rewrites a valid line as another version, splicing its bytes.
+//! - [`pipeline::run`] applies a [`pipeline::LineOperation`] (the ones the command line runs
+//!   are in [`ops`]) to every line of any readers, in parallel, writing in input order.
+//!
+//! ```
+//! use rdq_envelope::migrate::{Migration, Migrator};
+//! use rdq_envelope::ops::{ReportFormat, ValidateOp};
+//! use rdq_envelope::pipeline::{self, Outputs, PipelineOptions, Source};
+//! use rdq_envelope::{EnvelopeRules, ErrorCode, JsonParser, RuleOptions, Verdict};
+//!
+//! let line = br#"{"envelope_version":1,"id":"01HWT0DD088F8ENKHRJHCSSPV8","queue":"mail","handler_ref":"send","payload":"e30=","payload_content_type":"application/json","headers":{"rdq.source":"api"},"status":"PENDING","attempt_count":0,"redrive_count":0,"next_attempt_at":"2024-05-01T12:00:00.000Z","lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[]}"#;
+//!
+//! // Validate one line: the parser and the verdict are reused from line to line.
+//! let rules = EnvelopeRules::new(RuleOptions::default())?;
+//! let (mut parser, mut verdict) = (JsonParser::new(), Verdict::default());
+//! let doc = rules.check_line(&mut parser, line, &mut verdict).expect("JSON");
+//! assert!(verdict.is_valid());
+//!
+//! // Migrate it to version 2: every byte the migration does not change is kept.
+//! let (mut out, mut errors) = (Vec::new(), Vec::new());
+//! let done = Migrator::new().migrate(line, &doc, 1, 2, &mut out, &mut errors)?;
+//! assert_eq!(done, Migration::Written);
+//! assert!(out.starts_with(br#"{"envelope_version":2,"#));
+//!
+//! // Run the pipeline over a reader: a valid line, a lower-case ID, a blank line.
+//! let mut input = line.to_vec();
+//! input.extend_from_slice(b"\n");
+//! input.extend_from_slice(&String::from_utf8_lossy(line).replace("01HWT", "01hwt").into_bytes());
+//! input.extend_from_slice(b"\n\n");
+//! let op = ValidateOp {
+//!     rules,
+//!     format: ReportFormat::Human,
+//!     report_warnings: false,
+//!     keep_valid: true,
+//!     write_rejects: false,
+//!     max_line_bytes: rdq_envelope::framing::DEFAULT_MAX_LINE_BYTES,
+//! };
+//! let sources = vec![Source::Reader { name: "dlq".into(), reader: Box::new(std::io::Cursor::new(input)) }];
+//! let (mut diagnostics, mut valid) = (Vec::new(), Vec::new());
+//! let outputs = Outputs {
+//!     primary: Some(&mut diagnostics),
+//!     secondary: Some(&mut valid),
+//!     rejects: None,
+//!     messages: None,
+//! };
+//! let books = pipeline::run(sources, &op, PipelineOptions::default(), outputs, None)?;
+//! assert_eq!((books.lines, books.emitted, books.rejected, books.blank), (3, 1, 1, 1));
+//! assert_eq!(books.by_code.get(ErrorCode::InvalidId.as_str()), Some(&1));
+//! assert!(String::from_utf8(diagnostics)?.starts_with("dlq:2: /id: INVALID_ID: "));
+//! assert_eq!(valid, [&line[..], b"\n"].concat());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
 // No module needs `unsafe`: simd-json and the SIMD crates keep theirs behind safe APIs.
 #![forbid(unsafe_code)]
