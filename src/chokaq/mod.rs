@@ -489,7 +489,7 @@ impl Importer {
         // The reader cap bounds the envelope too: under a size limit of terabytes, a count of
         // billions would otherwise be built, hundreds of gigabytes (issue 16).
         let (bound, what) = if cap < limit {
-            (cap, "the reader cap (--max-line-bytes)")
+            (cap, "the reader cap")
         } else {
             (limit, "the envelope size limit")
         };

@@ -67,7 +67,10 @@ pub fn run(args: GenArgs) -> anyhow::Result<Outcome> {
         .version
         .unwrap_or(rdq_envelope::envelope::NEWEST_VERSION);
     if !rdq_envelope::envelope::SUPPORTED_VERSIONS.contains(&version) {
-        bail!("--version {version}: supported versions are 1 and 2");
+        bail!(
+            "--version {version}: supported versions are {}",
+            rdq_envelope::envelope::supported_versions()
+        );
     }
     let invalid_rate = args.invalid_rate.unwrap_or(0.0);
     if !(0.0..=1.0).contains(&invalid_rate) {

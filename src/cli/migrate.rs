@@ -86,7 +86,11 @@ pub fn shard_op(args: &MigrateArgs) -> anyhow::Result<MigrateOp> {
 
 fn op(args: &MigrateArgs) -> anyhow::Result<MigrateOp> {
     if !SUPPORTED_VERSIONS.contains(&args.to) {
-        bail!("--to {}: supported versions are 1 and 2", args.to);
+        bail!(
+            "--to {}: supported versions are {}",
+            args.to,
+            rdq_envelope::envelope::supported_versions()
+        );
     }
     let options = args.input.rule_options();
     let source = match args.from {

@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::{bail, Context};
 use clap::Args;
 
-use rdq_envelope::envelope::{NEWEST_VERSION, SUPPORTED_VERSIONS};
+use rdq_envelope::envelope::{supported_versions, NEWEST_VERSION};
 use rdq_envelope::io::OutputFile;
 
 use super::Outcome;
@@ -24,11 +24,10 @@ pub struct SchemaArgs {
 pub fn run(args: SchemaArgs) -> anyhow::Result<Outcome> {
     // Checked before any output is opened: a usage error leaves no file behind.
     let Some(schema) = rdq_envelope::schema::json_schema(args.version) else {
-        let supported: Vec<String> = SUPPORTED_VERSIONS.map(|v| v.to_string()).collect();
         bail!(
             "--version {}: supported versions are {}",
             args.version,
-            supported.join(" and ")
+            supported_versions()
         );
     };
     let mut out = match &args.output {

@@ -73,6 +73,11 @@ pub fn shard_op(args: &ValidateArgs) -> anyhow::Result<ValidateOp> {
 }
 
 fn op(args: &ValidateArgs) -> anyhow::Result<ValidateOp> {
+    if args.submit && args.require_version.is_some() {
+        bail!(
+            "--require-version does not go with --submit: a submitted line has no envelope_version"
+        );
+    }
     if args.submit && args.warnings {
         // Both warnings read fields the server assigns, which a submit line may not carry.
         bail!("--warnings does not go with --submit: a submit line has no id, created_at or attempts to warn about");

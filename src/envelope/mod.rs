@@ -12,7 +12,8 @@ mod tests;
 
 pub use attempts::{MESSAGE_LIMIT, STACK_LIMIT};
 pub use options::{
-    OptionsError, RuleOptions, DEFAULT_MAX_ENVELOPE_BYTES, NEWEST_VERSION, SUPPORTED_VERSIONS,
+    supported_versions, OptionsError, RuleOptions, DEFAULT_MAX_ENVELOPE_BYTES, NEWEST_VERSION,
+    SUPPORTED_VERSIONS,
 };
 pub(crate) use rules::Top;
 

@@ -5,6 +5,16 @@ use std::collections::BTreeMap;
 
 /// The envelope versions this engine reads.
 pub const SUPPORTED_VERSIONS: std::ops::RangeInclusive<u32> = 1..=2;
+
+/// The supported versions for people: `1 and 2`.
+pub fn supported_versions() -> String {
+    let all: Vec<String> = SUPPORTED_VERSIONS.map(|v| v.to_string()).collect();
+    match all.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
 /// The version this engine writes.
 pub const NEWEST_VERSION: u32 = 2;
 /// The default envelope size limit: 1 MiB.
@@ -42,13 +52,14 @@ impl Default for RuleOptions {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum OptionsError {
-    /// `--require-version` names a version this engine does not read.
-    #[error("--require-version {0}: supported versions are 1 and 2")]
-    UnsupportedVersion(u32),
-    /// `--require-version` with `--submit`: submitted lines carry no version.
+    /// `require_version` names a version this engine does not read.
     #[error(
-        "--require-version does not go with --submit: a submitted line has no envelope_version"
+        "required version {0}: supported versions are {supported}",
+        supported = supported_versions()
     )]
+    UnsupportedVersion(u32),
+    /// `require_version` with `submit`: submitted lines carry no version.
+    #[error("a required version does not go with the submit subset: a submitted line has no envelope_version")]
     RequireVersionWithSubmit,
 }
 

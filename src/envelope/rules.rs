@@ -6,7 +6,7 @@ use crate::json::{Value, ValueKind};
 
 use super::attempts::History;
 use super::formats;
-use super::options::RuleOptions;
+use super::options::{supported_versions, RuleOptions};
 use super::Verdict;
 
 /// Where a value sits, kept as parts so that the pointer is only built for a diagnostic.
@@ -331,7 +331,10 @@ impl<'a> Checker<'_, '_> {
             self.error(
                 ErrorCode::UnsupportedVersion,
                 loc,
-                format!("version {n} is not supported (supported: 1 and 2)"),
+                format!(
+                    "version {n} is not supported (supported: {})",
+                    supported_versions()
+                ),
             );
             return None;
         };

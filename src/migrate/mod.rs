@@ -34,7 +34,7 @@ mod v1_to_v2;
 mod v2_to_v1;
 
 use crate::diagnostic::Diagnostic;
-use crate::envelope::SUPPORTED_VERSIONS;
+use crate::envelope::{supported_versions, SUPPORTED_VERSIONS};
 use crate::json::{Document, JsonParser, Value, ValueKind};
 use edits::Edits;
 use spans::MemberSpan;
@@ -131,7 +131,10 @@ pub enum Migration {
 #[non_exhaustive]
 pub enum MigrateError {
     /// `from` or `to` is not a supported version.
-    #[error("envelope version {0} is not supported (the supported versions are 1 and 2)")]
+    #[error(
+        "envelope version {0} is not supported (supported: {supported})",
+        supported = supported_versions()
+    )]
     UnsupportedVersion(u32),
     /// The document is not a valid envelope of version `from` (validate it first).
     #[error("the document is not a valid envelope of version {from}: {what}")]

@@ -255,7 +255,7 @@ fn a_chokaq_row_of_four_billion_attempts_is_payload_too_large_under_any_size_lim
     assert_eq!(first["errors"][0]["code"], "PAYLOAD_TOO_LARGE");
     let message = first["errors"][0]["message"].as_str().unwrap();
     assert!(
-        message.contains("over the reader cap (--max-line-bytes) of 16777216 bytes"),
+        message.contains("over the reader cap of 16777216 bytes"),
         "{message}"
     );
 }
