@@ -950,22 +950,11 @@ fn replace_string_value(out: &mut Vec<u8>, start: usize, member: &[u8], with: &[
     true
 }
 
-/// Writes `text`, JSON-escaped when `escape` (quotes, backslashes and control characters).
+/// Writes `text`, JSON-escaped when `escape` (by the crate's one escaper).
 fn push_text(out: &mut Vec<u8>, text: &str, escape: bool) {
-    if !escape {
+    if escape {
+        crate::json::push_string_contents(out, text);
+    } else {
         out.extend_from_slice(text.as_bytes());
-        return;
-    }
-    for &byte in text.as_bytes() {
-        match byte {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0..=0x1F => {
-                let _ = write!(out, "\\u{byte:04x}");
-            }
-            _ => out.push(byte),
-        }
     }
 }

@@ -6,10 +6,12 @@
 //! the cold path (`scan`), which classifies the failure or, when the line is valid JSON with
 //! numbers simd-json cannot hold, retries with same-length stand-ins for those numbers.
 
+mod escape;
 mod pretty;
 mod scan;
 mod value;
 
+pub use escape::{push_string, push_string_contents};
 pub use pretty::{compact, pretty, MAX_INDENT_LEVELS};
 pub use scan::MAX_DEPTH;
 pub use value::{Elements, Members, Value, ValueKind};
