@@ -71,6 +71,12 @@ pub(crate) fn calendar_ms(b: &[u8], milli: i64) -> Option<i64> {
 /// assert_eq!(out, b"2024-05-01T12:00:00.123Z");
 /// ```
 pub fn push_timestamp(out: &mut Vec<u8>, ms: i64) {
+    out.extend_from_slice(&timestamp_bytes(ms));
+}
+
+/// `ms` as a timestamp (`YYYY-MM-DDTHH:MM:SS.mmmZ`), on the stack: its first 10 bytes are the
+/// UTC day (`YYYY-MM-DD`).
+pub fn timestamp_bytes(ms: i64) -> [u8; 24] {
     let days = ms.div_euclid(86_400_000);
     let in_day = ms.rem_euclid(86_400_000);
     let (year, month, day) = civil_from_days(days);
@@ -86,10 +92,10 @@ pub fn push_timestamp(out: &mut Vec<u8>, ms: i64) {
     let [s0, s1] = two(second);
     let m0 = b'0' + (milli / 100) as u8;
     let [m1, m2] = two(milli % 100);
-    out.extend_from_slice(&[
+    [
         y0, y1, y2, y3, b'-', mo0, mo1, b'-', d0, d1, b'T', h0, h1, b':', mi0, mi1, b':', s0, s1,
         b'.', m0, m1, m2, b'Z',
-    ]);
+    ]
 }
 
 /// Appends `ms` as a quoted timestamp, or `null` for `None`: a JSON value.

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::fields::{error_type, text};
 use crate::diagnostic::cut_text;
-use crate::envelope::formats::{civil_from_days, parse_timestamp, push_timestamp};
+use crate::envelope::formats::{parse_timestamp, push_timestamp, timestamp_bytes};
 use crate::envelope::{EnvelopeRules, Top, Verdict};
 use crate::json::{JsonParser, Value};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
@@ -346,22 +346,7 @@ impl Stats {
 
 /// `YYYY-MM-DD` (UTC) of a time, written into `buffer`.
 fn day_text(ms: i64, buffer: &mut [u8; 10]) -> &str {
-    let (year, month, day) = civil_from_days(ms.div_euclid(MS_PER_DAY));
-    let digits = [
-        year / 1000 % 10,
-        year / 100 % 10,
-        year / 10 % 10,
-        year % 10,
-        -1,
-        month / 10,
-        month % 10,
-        -1,
-        day / 10,
-        day % 10,
-    ];
-    for (slot, digit) in buffer.iter_mut().zip(digits) {
-        *slot = if digit < 0 { b'-' } else { b'0' + digit as u8 };
-    }
+    buffer.copy_from_slice(&timestamp_bytes(ms)[..10]);
     std::str::from_utf8(buffer).expect("digits and dashes are ASCII")
 }
 
