@@ -6,7 +6,9 @@
 //! the cold path (`scan`), which classifies the failure or, when the line is valid JSON with
 //! numbers simd-json cannot hold, retries with same-length stand-ins for those numbers.
 
+mod duplicates;
 mod escape;
+mod numbers;
 mod pretty;
 mod scan;
 mod value;
@@ -19,6 +21,8 @@ pub use value::{Elements, Members, Value, ValueKind};
 use simd_json::{Buffers, Node, Tape};
 
 use crate::diagnostic::{pointer, push_capped, push_omitted, Diagnostic, ErrorCode};
+use duplicates::{duplicate_key, duplicate_key_diagnostics, has_duplicate_keys, KeyTable};
+use numbers::{apply_number_patches, NumberPatch, NumberTrial};
 use scan::Grammar;
 use value::subtree_len;
 
@@ -257,132 +261,6 @@ impl JsonParser {
     }
 }
 
-/// How many numbers one line may have patched before the strict scanner takes over: each
-/// patch costs a parse of the whole line, so a line of many huge numbers would be quadratic.
-const MAX_NUMBER_PATCHES: usize = 8;
-
-/// A big integer's stand-in: it fits every slot (a refused integer is beyond i64 and u64, so
-/// at least 20 bytes long) and is found again on the tape by its value ([`locate_big_ints`]).
-const BIG_INT_STAND_IN: i64 = i64::MIN + 1;
-const BIG_INT_STAND_IN_TEXT: &[u8] = b"-9223372036854775807";
-
-/// Trial parses of a line that simd-json refused, with stand-ins for the numbers it cannot
-/// hold. The trials parse a scratch copy (simd-json unescapes strings into its input), so the
-/// caller then parses a clean copy for the tape it keeps.
-struct NumberTrial<'a> {
-    scratch: &'a mut Vec<u8>,
-    buffers: &'a mut Buffers,
-    home: &'a mut Tape<'static>,
-    key_scratch: &'a mut Vec<usize>,
-    key_table: &'a mut KeyTable,
-}
-
-impl NumberTrial<'_> {
-    /// Whether the line passes the JSON layer once its refused numbers have stand-ins:
-    /// `patches` then lists them and `big_ints` holds the integers' tape indexes and values.
-    /// False sends the line to the strict scanner, which says what is wrong with it.
-    fn run(
-        self,
-        line: &[u8],
-        mut error: simd_json::Error,
-        patches: &mut Vec<NumberPatch>,
-        big_ints: &mut Vec<(usize, i128)>,
-    ) -> bool {
-        patches.clear();
-        while patches.len() < MAX_NUMBER_PATCHES {
-            let Some(patch) = number_patch(line, &error) else {
-                return false;
-            };
-            patches.push(patch);
-            apply_number_patches(self.scratch, line, patches);
-            let mut tape = std::mem::replace(self.home, Tape(Vec::new())).reset();
-            let parsed =
-                simd_json::fill_tape_padded(self.scratch, line.len(), self.buffers, &mut tape);
-            let passed = parsed.is_ok()
-                && matches!(tape.0.first(), Some(Node::Object { .. }))
-                && !has_duplicate_keys(&tape.0, self.key_scratch, self.key_table)
-                && locate_big_ints(&tape.0, patches, big_ints);
-            *self.home = tape.reset();
-            match parsed {
-                Ok(()) => return passed,
-                Err(next) => error = next,
-            }
-        }
-        false
-    }
-}
-
-/// A number simd-json refused: its byte range in the line, and for an integer its value.
-#[derive(Debug, Clone, Copy)]
-struct NumberPatch {
-    start: usize,
-    end: usize,
-    integer: Option<i128>,
-}
-
-/// The patch for simd-json's `error`, when it is about a number that is valid RFC 8259 JSON
-/// (so simd-json only could not hold it); `None` for any other error.
-fn number_patch(line: &[u8], error: &simd_json::Error) -> Option<NumberPatch> {
-    use simd_json::ErrorType;
-    if !matches!(
-        error.error(),
-        ErrorType::InvalidNumber | ErrorType::InvalidExponent | ErrorType::Overflow
-    ) {
-        return None;
-    }
-    let (start, end) = scan::number_around(line, error.index())?;
-    let integer = match scan::number_kind(&line[start..end])? {
-        scan::NumberKind::Integer(value) => Some(value),
-        scan::NumberKind::Float => None,
-    };
-    Some(NumberPatch {
-        start,
-        end,
-        integer,
-    })
-}
-
-/// `retry` becomes the padded line with same-length stand-ins for the patched numbers: an
-/// integer's [`BIG_INT_STAND_IN`] or a float's `0.0`, then spaces.
-fn apply_number_patches(retry: &mut Vec<u8>, line: &[u8], patches: &[NumberPatch]) {
-    copy_padded(retry, line);
-    for patch in patches {
-        let slot = &mut retry[patch.start..patch.end];
-        let stand_in: &[u8] = match patch.integer {
-            Some(_) => BIG_INT_STAND_IN_TEXT,
-            // Every fraction or exponent form is at least three bytes long (`1e9`).
-            None => b"0.0",
-        };
-        slot.fill(b' ');
-        slot[..stand_in.len()].copy_from_slice(stand_in);
-    }
-}
-
-/// Fills `big_ints` with the tape index and value of every patched integer, found by its
-/// stand-in's value in tape order. False when the counts differ (the line holds the stand-in's
-/// value itself): the strict scanner then counts tape positions the slow way.
-fn locate_big_ints(
-    nodes: &[Node<'_>],
-    patches: &[NumberPatch],
-    big_ints: &mut Vec<(usize, i128)>,
-) -> bool {
-    big_ints.clear();
-    // simd-json parses left to right, so the patches are in line order, as the tape is.
-    let mut values = patches.iter().filter_map(|p| p.integer);
-    for (index, node) in nodes.iter().enumerate() {
-        if matches!(
-            node,
-            Node::Static(simd_json::StaticNode::I64(BIG_INT_STAND_IN))
-        ) {
-            match values.next() {
-                Some(value) => big_ints.push((index, value)),
-                None => return false,
-            }
-        }
-    }
-    values.next().is_none()
-}
-
 /// `buf` becomes `line` followed by simd-json's padding, reusing its allocation.
 fn copy_padded(buf: &mut Vec<u8>, line: &[u8]) {
     buf.clear();
@@ -483,190 +361,10 @@ fn not_an_object() -> Diagnostic {
     )
 }
 
-#[cold]
-fn duplicate_key(path: String) -> Diagnostic {
-    Diagnostic::new(
-        ErrorCode::DuplicateKey,
-        path,
-        "this key appears more than once in its object",
-    )
-}
-
-/// Whether any object on the tape repeats a key. Visits each node once; keys are compared
-/// after unescaping (simd-json's strings are decoded).
-fn has_duplicate_keys(nodes: &[Node<'_>], keys: &mut Vec<usize>, table: &mut KeyTable) -> bool {
-    nodes.iter().enumerate().any(|(at, node)| match *node {
-        Node::Object { len, .. } if len >= 2 && !keys_surely_distinct(nodes, at, len) => {
-            object_key_indexes(nodes, at, keys);
-            repeats(nodes, keys, table)
-        }
-        _ => false,
-    })
-}
-
-/// A filter in front of the exact check: true when the object's keys have pairwise different
-/// [`key_class`]es, which proves them distinct. The classes were chosen so that the keys of
-/// an envelope and its parts never share one; any other shared class only costs the exact
-/// check.
-#[inline]
-fn keys_surely_distinct(nodes: &[Node<'_>], at: usize, len: usize) -> bool {
-    let mut seen = [0u64; 4];
-    let mut key = at + 1;
-    for _ in 0..len {
-        let class = key_class(key_at(nodes, key));
-        let (word, bit) = (class >> 6, 1u64 << (class & 63));
-        if seen[word] & bit != 0 {
-            return false;
-        }
-        seen[word] |= bit;
-        key += 1 + subtree_len(nodes, key + 1);
-    }
-    true
-}
-
-/// One of 256 classes of a key, from its length and its first, middle and last bytes.
-#[inline]
-fn key_class(key: &str) -> usize {
-    let b = key.as_bytes();
-    match (b.first(), b.last()) {
-        (Some(&first), Some(&last)) => {
-            (b.len() + usize::from(first) + usize::from(last) + 5 * usize::from(b[b.len() / 2]))
-                & 255
-        }
-        _ => 0,
-    }
-}
-
-/// The tape indexes of the keys of the object at `at`, in order.
-fn object_key_indexes(nodes: &[Node<'_>], at: usize, keys: &mut Vec<usize>) {
-    keys.clear();
-    let Node::Object { len, .. } = nodes[at] else {
-        return;
-    };
-    let mut key = at + 1;
-    for _ in 0..len {
-        keys.push(key);
-        key += 1 + subtree_len(nodes, key + 1);
-    }
-}
-
-fn key_at<'a>(nodes: &[Node<'a>], at: usize) -> &'a str {
-    match nodes[at] {
-        Node::String(s) => s,
-        _ => "",
-    }
-}
-
-/// Whether `keys` (tape indexes of one object's keys) holds the same key twice.
-fn repeats(nodes: &[Node<'_>], keys: &mut [usize], scratch: &mut KeyTable) -> bool {
-    if keys.len() <= PAIRWISE_KEYS {
-        return keys.iter().enumerate().any(|(i, &a)| {
-            keys[i + 1..]
-                .iter()
-                .any(|&b| key_at(nodes, a) == key_at(nodes, b))
-        });
-    }
-    match scratch.repeats(nodes, keys) {
-        Some(found) => found,
-        // Too many collisions for a hash table (crafted keys): sorting is n log n whatever
-        // the keys are.
-        None => repeats_by_sorting(nodes, keys),
-    }
-}
-
-fn repeats_by_sorting(nodes: &[Node<'_>], keys: &mut [usize]) -> bool {
-    keys.sort_unstable_by_key(|&k| key_at(nodes, k));
-    keys.windows(2)
-        .any(|w| key_at(nodes, w[0]) == key_at(nodes, w[1]))
-}
-
-/// A reusable open-addressing set of key positions, with a per-parser random seed.
-struct KeyTable {
-    slots: Vec<u32>,
-    hasher: foldhash::fast::RandomState,
-}
-
-impl KeyTable {
-    const EMPTY: u32 = u32::MAX;
-
-    fn new() -> Self {
-        KeyTable {
-            slots: Vec::new(),
-            hasher: foldhash::fast::RandomState::default(),
-        }
-    }
-
-    /// `Some(true)` at the first repeated key, `Some(false)` when all differ, `None` when the
-    /// probes ran over their budget of a few per key.
-    fn repeats(&mut self, nodes: &[Node<'_>], keys: &[usize]) -> Option<bool> {
-        use std::hash::BuildHasher;
-        let size = (keys.len() * 2).next_power_of_two();
-        let mask = size - 1;
-        self.slots.clear();
-        self.slots.resize(size, Self::EMPTY);
-        let mut budget = keys.len() * 8;
-        for (i, &k) in keys.iter().enumerate() {
-            let key = key_at(nodes, k);
-            let mut at = self.hasher.hash_one(key) as usize & mask;
-            loop {
-                let slot = self.slots[at];
-                if slot == Self::EMPTY {
-                    self.slots[at] = i as u32;
-                    break;
-                }
-                if key_at(nodes, keys[slot as usize]) == key {
-                    return Some(true);
-                }
-                budget = budget.checked_sub(1)?;
-                at = (at + 1) & mask;
-            }
-        }
-        Some(false)
-    }
-}
-
-/// One diagnostic per repeated member, with its pointer. Walks with an explicit path so the
-/// cost is linear in the tape whatever the number of repetitions.
-#[cold]
-fn duplicate_key_diagnostics(nodes: &[Node<'_>], errors: &mut Vec<Diagnostic>) {
-    fn walk(nodes: &[Node<'_>], at: usize, path: &mut String, errors: &mut Vec<Diagnostic>) {
-        let len_before = path.len();
-        match nodes[at] {
-            Node::Object { .. } => {
-                let mut keys = Vec::new();
-                object_key_indexes(nodes, at, &mut keys);
-                let mut seen = std::collections::HashSet::with_capacity(keys.len());
-                for key in keys {
-                    let name = key_at(nodes, key);
-                    if !seen.insert(name) {
-                        push_capped(errors, ErrorCode::DuplicateKey, || {
-                            duplicate_key(pointer(path, name))
-                        });
-                    }
-                    crate::diagnostic::push_pointer_token(path, name);
-                    walk(nodes, key + 1, path, errors);
-                    path.truncate(len_before);
-                }
-            }
-            Node::Array { len, .. } => {
-                let mut element = at + 1;
-                for i in 0..len {
-                    path.push('/');
-                    path.push_str(&i.to_string());
-                    walk(nodes, element, path, errors);
-                    path.truncate(len_before);
-                    element += subtree_len(nodes, element);
-                }
-            }
-            _ => {}
-        }
-    }
-    // Recursion is bounded: simd-json refused anything nested deeper than MAX_DEPTH.
-    walk(nodes, 0, &mut String::new(), errors);
-}
-
 #[cfg(test)]
 mod tests {
+    use super::duplicates::{key_class, object_key_indexes, repeats_by_sorting};
+    use super::numbers::MAX_NUMBER_PATCHES;
     use super::*;
 
     fn codes(line: &[u8]) -> Vec<(ErrorCode, String)> {
