@@ -23,6 +23,7 @@
 //! assert!(envelope.contains(r#""outcome":"PERMANENT_FAILURE","error":{"type":"System.TimeoutException","message":"took too long","detail":{"failure_reason":"Timeout"},"stack":"   at Acme.SendWelcome.Run()"}"#));
 //! ```
 
+mod columns;
 mod text;
 
 use base64_simd::STANDARD as BASE64;
@@ -32,87 +33,12 @@ use crate::envelope::formats::push_optional_timestamp;
 use crate::envelope::{RuleOptions, MESSAGE_LIMIT, STACK_LIMIT};
 use crate::json::{Document, JsonParser, Value, ValueKind};
 
+pub use columns::Table;
+use columns::{Col, Kind, COLUMNS, COLUMN_COUNT, FAILURE_REASONS, TELLING};
 pub use text::{
     derived_ulid, normalize_name, parse_datetime2, parse_dotnet_exception, percent_encode,
     push_json_string, truncated, ulid_ignoring_case, utf16_len, DotNetException,
 };
-
-/// A ChokaQ table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Table {
-    /// `JobsHot`: active jobs.
-    Hot,
-    /// `JobsArchive`: jobs that succeeded.
-    Archive,
-    /// `JobsDLQ`: dead letters.
-    Dlq,
-}
-
-impl Table {
-    /// The name in `rdq.source` (`chokaq://<table>/<Id>`) and on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Table::Hot => "hot",
-            Table::Archive => "archive",
-            Table::Dlq => "dlq",
-        }
-    }
-
-    fn columns(self) -> &'static [Col] {
-        use Col::*;
-        match self {
-            Table::Hot => &[
-                Id,
-                Queue,
-                Type,
-                Payload,
-                Tags,
-                IdempotencyKey,
-                Priority,
-                Status,
-                AttemptCount,
-                WorkerId,
-                HeartbeatUtc,
-                ScheduledAtUtc,
-                CreatedAtUtc,
-                StartedAtUtc,
-                LastUpdatedUtc,
-                CreatedBy,
-                LastModifiedBy,
-            ],
-            Table::Archive => &[
-                Id,
-                Queue,
-                Type,
-                Payload,
-                Tags,
-                AttemptCount,
-                WorkerId,
-                CreatedBy,
-                LastModifiedBy,
-                CreatedAtUtc,
-                StartedAtUtc,
-                FinishedAtUtc,
-                DurationMs,
-            ],
-            Table::Dlq => &[
-                Id,
-                Queue,
-                Type,
-                Payload,
-                Tags,
-                FailureReason,
-                ErrorDetails,
-                AttemptCount,
-                WorkerId,
-                CreatedBy,
-                LastModifiedBy,
-                CreatedAtUtc,
-                FailedAtUtc,
-            ],
-        }
-    }
-}
 
 /// How rows are read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,99 +66,6 @@ impl Default for ChokaqOptions {
         }
     }
 }
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Col {
-    Id,
-    Queue,
-    Type,
-    Payload,
-    Tags,
-    IdempotencyKey,
-    Priority,
-    Status,
-    AttemptCount,
-    WorkerId,
-    HeartbeatUtc,
-    ScheduledAtUtc,
-    CreatedAtUtc,
-    StartedAtUtc,
-    LastUpdatedUtc,
-    CreatedBy,
-    LastModifiedBy,
-    FinishedAtUtc,
-    DurationMs,
-    FailureReason,
-    ErrorDetails,
-    FailedAtUtc,
-}
-
-const COLUMN_COUNT: usize = 22;
-
-/// Every column with its spelling in docs/chokaq.md#column-types and its JSON type.
-const COLUMNS: [(Col, &str, Kind); COLUMN_COUNT] = [
-    (Col::Id, "Id", Kind::Text),
-    (Col::Queue, "Queue", Kind::Text),
-    (Col::Type, "Type", Kind::Text),
-    (Col::Payload, "Payload", Kind::Text),
-    (Col::Tags, "Tags", Kind::Text),
-    (Col::IdempotencyKey, "IdempotencyKey", Kind::Text),
-    (Col::Priority, "Priority", Kind::Integer),
-    (Col::Status, "Status", Kind::Integer),
-    (Col::AttemptCount, "AttemptCount", Kind::Integer),
-    (Col::WorkerId, "WorkerId", Kind::Text),
-    (Col::HeartbeatUtc, "HeartbeatUtc", Kind::Time),
-    (Col::ScheduledAtUtc, "ScheduledAtUtc", Kind::Time),
-    (Col::CreatedAtUtc, "CreatedAtUtc", Kind::Time),
-    (Col::StartedAtUtc, "StartedAtUtc", Kind::Time),
-    (Col::LastUpdatedUtc, "LastUpdatedUtc", Kind::Time),
-    (Col::CreatedBy, "CreatedBy", Kind::Text),
-    (Col::LastModifiedBy, "LastModifiedBy", Kind::Text),
-    (Col::FinishedAtUtc, "FinishedAtUtc", Kind::Time),
-    (Col::DurationMs, "DurationMs", Kind::Number),
-    (Col::FailureReason, "FailureReason", Kind::Integer),
-    (Col::ErrorDetails, "ErrorDetails", Kind::Text),
-    (Col::FailedAtUtc, "FailedAtUtc", Kind::Time),
-];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Text,
-    Integer,
-    Number,
-    Time,
-}
-
-impl Col {
-    fn name(self) -> &'static str {
-        COLUMNS[self as usize].1
-    }
-
-    fn path(self) -> String {
-        format!("/{}", self.name())
-    }
-}
-
-/// The telling columns, in the order that decides between them.
-const TELLING: [(Col, Table); 3] = [
-    (Col::FailureReason, Table::Dlq),
-    (Col::FinishedAtUtc, Table::Archive),
-    (Col::Status, Table::Hot),
-];
-
-const FAILURE_REASONS: [&str; 11] = [
-    "MaxRetriesExceeded",
-    "Cancelled",
-    "Zombie",
-    "CircuitBreakerOpen",
-    "Rejected",
-    "Throttled",
-    "FatalError",
-    "Timeout",
-    "Transient",
-    "HeartbeatFailure",
-    "RetryLifetimeExpired",
-];
 
 const NO_DETAILS: &str = "no details recorded by ChokaQ";
 
