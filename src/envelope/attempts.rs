@@ -4,7 +4,7 @@
 use crate::diagnostic::{quoted, ErrorCode};
 use crate::json::{Value, ValueKind};
 
-use super::rules::{Checker, Loc, Stamp};
+use super::checker::{Checker, Loc, Stamp};
 
 /// `message` limit in UTF-8 bytes, before the truncation marker.
 pub const MESSAGE_LIMIT: usize = 4096;

@@ -4,6 +4,7 @@
 //! [`JsonParser`] and a [`Verdict`] and reuses both for every line.
 
 mod attempts;
+mod checker;
 pub mod formats;
 mod options;
 mod rules;
