@@ -13,18 +13,21 @@
 //! that.
 
 mod chokaq;
+mod defects;
+mod tables;
 
 use std::io::Write;
-use std::ops::Range;
 
 pub use chokaq::ChokaqGenerator;
+use defects::DEFECTS;
+use tables::*;
 
 use memchr::memmem;
 use rand_pcg::rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::diagnostic::ErrorCode;
-use crate::envelope::formats::{decimal, push_optional_timestamp, push_timestamp};
+use crate::envelope::formats::{push_optional_timestamp, push_timestamp};
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,203 +56,6 @@ const EPOCH_MS: i64 = 1_714_564_800_000;
 /// The lease a worker holds on an attempt in flight.
 const LEASE_MS: i64 = 30_000;
 
-/// One producing service: where its tasks go and what its failures look like.
-struct Service {
-    queue: &'static str,
-    handler: &'static str,
-    source: &'static str,
-    /// The class in the service's own code that sits at the top of its stack traces.
-    class: &'static str,
-    /// The payload's leading members and the shape of one of its repeated items.
-    payload_head: &'static str,
-    payload_item: &'static str,
-    /// Indexes into [`FAILURES`] that this service runs into.
-    failures: &'static [usize],
-}
-
-const SERVICES: &[Service] = &[
-    Service {
-        queue: "billing.invoices",
-        handler: "invoice.render",
-        source: "billing-api",
-        class: "com.acme.billing.InvoiceRenderer",
-        payload_head: r#""invoice_id":{n},"customer":"c-{n4}","currency":"EUR""#,
-        payload_item: r#"{"sku":"SKU-{n4}","qty":{d},"price_cents":{n}}"#,
-        failures: &[0, 1, 3, 5, 8],
-    },
-    Service {
-        queue: "orders.fulfilment",
-        handler: "order.ship",
-        source: "checkout-web",
-        class: "com.acme.orders.ShipmentService",
-        payload_head: r#""order_id":"o-{n}","warehouse":"fra-{d}","priority":false"#,
-        payload_item: r#"{"line":{d},"ean":"40{n4}{n4}","qty":{d}}"#,
-        failures: &[0, 2, 4, 6],
-    },
-    Service {
-        queue: "notify.email",
-        handler: "email.send",
-        source: "notification-svc",
-        class: "com.acme.notify.SmtpSender",
-        payload_head: r#""template":"order-confirmation","to":"user{n}@example.com","locale":"de-DE""#,
-        payload_item: r#"{"key":"var{d}","value":"Grüße aus Köln {n}"}"#,
-        failures: &[1, 3, 7, 8],
-    },
-    Service {
-        queue: "search.reindex",
-        handler: "catalog.index-product",
-        source: "catalog-sync",
-        class: "com.acme.search.ProductIndexer",
-        payload_head: r#""product_id":{n},"revision":{d},"full":true"#,
-        payload_item: r#"{"field":"attr_{d}","boost":1.5,"tokens":["t{n4}","t{n4}"]}"#,
-        failures: &[0, 4, 5, 6],
-    },
-    Service {
-        queue: "payments.capture",
-        handler: "payment.capture",
-        source: "payments-gateway",
-        class: "com.acme.payments.CaptureWorker",
-        payload_head: r#""payment_id":"pay_{n}{n4}","amount_cents":{n},"currency":"USD""#,
-        payload_item: r#"{"event":"auth","at":"2024-05-01T12:00:0{d}Z","ref":"{n}"}"#,
-        failures: &[1, 2, 5, 7],
-    },
-    Service {
-        queue: "media.thumbnails",
-        handler: "image.resize",
-        source: "media-upload",
-        class: "com.acme.media.Thumbnailer",
-        payload_head: r#""object":"uploads/{n4}/{n}.jpg","bucket":"media-eu-1""#,
-        payload_item: r#"{"w":{n4},"h":{n4},"format":"webp","quality":8{d}}"#,
-        failures: &[0, 3, 4, 6],
-    },
-];
-
-/// A kind of failure: its exception type, a message template, whether retrying can help, and
-/// the library frames between the service's code and the exception.
-struct Failure {
-    exception: &'static str,
-    message: &'static str,
-    retryable: bool,
-    frames: &'static [&'static str],
-}
-
-const HTTP_FRAMES: &[&str] = &[
-    "java.base/sun.nio.ch.NioSocketImpl.timedRead(NioSocketImpl.java:288)",
-    "java.base/java.net.Socket$SocketInputStream.read(Socket.java:1099)",
-    "org.apache.hc.core5.http.impl.io.SessionInputBufferImpl.fillBuffer(SessionInputBufferImpl.java:149)",
-    "org.apache.hc.client5.http.impl.classic.InternalExecRuntime.execute(InternalExecRuntime.java:212)",
-    "org.apache.hc.client5.http.impl.classic.CloseableHttpClient.execute(CloseableHttpClient.java:245)",
-];
-
-const JDBC_FRAMES: &[&str] = &[
-    "org.postgresql.core.v3.QueryExecutorImpl.receiveErrorResponse(QueryExecutorImpl.java:2713)",
-    "org.postgresql.jdbc.PgPreparedStatement.executeUpdate(PgPreparedStatement.java:152)",
-    "com.zaxxer.hikari.pool.HikariProxyPreparedStatement.executeUpdate(HikariProxyPreparedStatement.java)",
-    "org.springframework.jdbc.core.JdbcTemplate.update(JdbcTemplate.java:986)",
-];
-
-const JSON_FRAMES: &[&str] = &[
-    "com.fasterxml.jackson.databind.exc.MismatchedInputException.from(MismatchedInputException.java:59)",
-    "com.fasterxml.jackson.databind.DeserializationContext.reportInputMismatch(DeserializationContext.java:1767)",
-    "com.fasterxml.jackson.databind.ObjectMapper._readMapAndClose(ObjectMapper.java:4825)",
-];
-
-const NO_FRAMES: &[&str] = &[];
-
-const FAILURES: &[Failure] = &[
-    Failure {
-        exception: "java.net.SocketTimeoutException",
-        message: "Read timed out after {n4} ms calling {host}:8443",
-        retryable: true,
-        frames: HTTP_FRAMES,
-    },
-    Failure {
-        exception: "java.net.ConnectException",
-        message: "Connection refused: {host}/10.0.{d}.{n4}:443",
-        retryable: true,
-        frames: HTTP_FRAMES,
-    },
-    Failure {
-        exception: "org.postgresql.util.PSQLException",
-        message: "ERROR: deadlock detected\n  Detail: Process {n4} waits for ShareLock on transaction {n}; blocked by process {n4}.",
-        retryable: true,
-        frames: JDBC_FRAMES,
-    },
-    Failure {
-        exception: "java.lang.IllegalStateException",
-        message: "task {n} is in state \"ARCHIVED\", expected \"OPEN\"",
-        retryable: false,
-        frames: NO_FRAMES,
-    },
-    Failure {
-        exception: "java.lang.NullPointerException",
-        message: "Cannot invoke \"String.length()\" because \"customer.email\" is null",
-        retryable: false,
-        frames: NO_FRAMES,
-    },
-    Failure {
-        exception: "com.fasterxml.jackson.databind.exc.MismatchedInputException",
-        message: "Cannot deserialize value of type `long` from String \"n/a\": not a valid `long` value\n at [Source: (byte[])\"{\"id\":\"n/a\"}\"; line: 1, column: 7]",
-        retryable: false,
-        frames: JSON_FRAMES,
-    },
-    Failure {
-        exception: "javax.net.ssl.SSLHandshakeException",
-        message: "PKIX path building failed: unable to find valid certification path to requested target",
-        retryable: true,
-        frames: HTTP_FRAMES,
-    },
-    Failure {
-        exception: "com.acme.common.RateLimitedException",
-        message: "429 Too Many Requests from {host}: retry after {d} s",
-        retryable: true,
-        frames: HTTP_FRAMES,
-    },
-    Failure {
-        exception: "com.acme.common.ValidationException",
-        message: "field 'name' rejected: 'Zoë Müller – 東京' contains unsupported characters",
-        retryable: false,
-        frames: NO_FRAMES,
-    },
-];
-
-const HOSTS: &[&str] = &[
-    "pdf-renderer",
-    "smtp.eu-west-1.example.net",
-    "inventory-api",
-    "psp.example.com",
-    "s3.eu-central-1.amazonaws.com",
-];
-
-const WORKER_FRAMES: &[&str] = &[
-    "dev.rdq.worker.HandlerInvoker.invoke(HandlerInvoker.java:88)",
-    "dev.rdq.worker.LeaseLoop.runOne(LeaseLoop.java:141)",
-    "java.base/java.util.concurrent.ThreadPoolExecutor.runWorker(ThreadPoolExecutor.java:1136)",
-    "java.base/java.util.concurrent.ThreadPoolExecutor$Worker.run(ThreadPoolExecutor.java:635)",
-    "java.base/java.lang.Thread.run(Thread.java:840)",
-];
-
-const TENANTS: &[&str] = &["acme-eu", "acme-us", "globex", "initech", "umbrella-labs"];
-const SUBMITTERS: &[&str] = &[
-    "svc-billing",
-    "ops@example.com",
-    "cron/nightly",
-    "svc-checkout",
-];
-
-/// Unknown members an exporter might add: numbers and escapes that must survive byte for byte.
-const UNKNOWN_MEMBERS: &[&str] = &[
-    r#""batch":{n}"#,
-    r#""ratio":0.3333333333333333"#,
-    r#""checksum":123456789012345678901234567890"#,
-    r#""epsilon":0.1e-7"#,
-    r#""overflow":1e400"#,
-    r#""zero":-0"#,
-    r#""precise":0.1000000000000000055511151231257827"#,
-    r#""note":"caf\u00e9 \ud83d\ude00 \/ tab\there""#,
-    r#""tags":["dlq","replay",null,true]"#,
-];
-
 /// Which `status` a line gets, by weight (a DLQ export is mostly dead letters).
 #[derive(Clone, Copy, PartialEq)]
 enum Status {
@@ -271,32 +77,6 @@ impl Status {
         }
     }
 }
-
-/// The defects [`Generator`] can mix in, each with the code it must draw.
-const DEFECTS: &[ErrorCode] = &[
-    ErrorCode::MalformedJson,
-    ErrorCode::InvalidUtf8,
-    ErrorCode::NotAnObject,
-    ErrorCode::DuplicateKey,
-    ErrorCode::NestingTooDeep,
-    ErrorCode::MissingField,
-    ErrorCode::WrongType,
-    ErrorCode::OutOfRange,
-    ErrorCode::UnsupportedVersion,
-    ErrorCode::InvalidId,
-    ErrorCode::InvalidName,
-    ErrorCode::InvalidBase64,
-    ErrorCode::InvalidContentType,
-    ErrorCode::PayloadRefReserved,
-    ErrorCode::InvalidPayloadRef,
-    ErrorCode::InvalidHeader,
-    ErrorCode::UnknownStatus,
-    ErrorCode::UnknownOutcome,
-    ErrorCode::InvalidTimestamp,
-    ErrorCode::FieldTooLong,
-    ErrorCode::BadAttempt,
-    ErrorCode::InconsistentState,
-];
 
 /// Writes synthetic envelope lines; see the module documentation.
 pub struct Generator {
@@ -711,170 +491,6 @@ impl Generator {
         }
     }
 
-    /// Applies `code`'s defect to the line at `out[start..]`; false when the line has nothing
-    /// the defect can spoil (then it is left as it was).
-    fn spoil(&mut self, out: &mut Vec<u8>, start: usize, code: ErrorCode) -> bool {
-        let v2 = self.options.version != 1;
-        let line = &out[start..];
-        let find = |needle: &[u8]| memmem::find(line, needle).map(|at| start + at);
-        let edit = |out: &mut Vec<u8>, range: Range<usize>, with: &[u8]| {
-            out.splice(range, with.iter().copied());
-        };
-        match code {
-            ErrorCode::MalformedJson => {
-                // An export cut short: keep at least half, and never split a UTF-8 character
-                // (that would be INVALID_UTF8 instead).
-                let len = out.len() - start;
-                let mut cut = start + len / 2 + self.below(len / 2);
-                while out[cut] & 0xC0 == 0x80 {
-                    cut -= 1;
-                }
-                out.truncate(cut);
-            }
-            ErrorCode::InvalidUtf8 => {
-                // A tenant written by a Latin-1 client: `é` as the lone byte 0xE9.
-                let Some(at) = find(b"\"tenant\":\"") else {
-                    return false;
-                };
-                edit(out, at + 10..at + 10, b"caf\xE9-");
-            }
-            ErrorCode::NotAnObject => {
-                out.insert(start, b'[');
-                out.push(b']');
-            }
-            ErrorCode::DuplicateKey => {
-                // A hand-patched line: the new status added, the old one left in place.
-                out.pop();
-                out.extend_from_slice(b",\"st\\u0061tus\":\"PENDING\"}");
-            }
-            ErrorCode::NestingTooDeep => {
-                out.pop();
-                out.extend_from_slice(b",\"x_trace\":");
-                out.extend(std::iter::repeat_n(b'[', 200));
-                out.extend(std::iter::repeat_n(b']', 200));
-                out.push(b'}');
-            }
-            ErrorCode::MissingField => {
-                let Some(at) = find(b",\"created_at\":\"") else {
-                    return false;
-                };
-                // `,"created_at":"` (15 bytes), the timestamp (24) and its closing quote.
-                edit(out, at..at + 40, b"");
-            }
-            ErrorCode::WrongType => {
-                let Some(digits) = integer_after(out, start, b"\"attempt_count\":") else {
-                    return false;
-                };
-                out.insert(digits.end, b'"');
-                out.insert(digits.start, b'"');
-            }
-            ErrorCode::OutOfRange => {
-                let Some(digits) = integer_after(out, start, b"\"redrive_count\":") else {
-                    return false;
-                };
-                edit(out, digits, b"4294967296");
-            }
-            ErrorCode::UnsupportedVersion => {
-                let Some(at) = find(b"\"envelope_version\":") else {
-                    return false;
-                };
-                edit(out, at + 19..at + 20, b"3");
-            }
-            ErrorCode::InvalidId => {
-                let Some(at) = find(b"\"id\":\"") else {
-                    return false;
-                };
-                out[at + 6..at + 32].make_ascii_lowercase();
-            }
-            ErrorCode::InvalidName => {
-                let Some(at) = find(b"\"queue\":\"") else {
-                    return false;
-                };
-                out[at + 9].make_ascii_uppercase();
-            }
-            ErrorCode::InvalidBase64 => {
-                // A payload wrapped at 76 columns by a MIME encoder.
-                let Some(at) = find(b"\"payload\":\"") else {
-                    return false;
-                };
-                let wrap = at + 11 + 60;
-                edit(out, wrap..wrap, b"\\r\\n");
-            }
-            ErrorCode::InvalidContentType => {
-                let Some(at) = find(b"\"payload_content_type\":\"application/json") else {
-                    return false;
-                };
-                let end = at + 40;
-                let close = end + out[end..].iter().position(|&b| b == b'"').unwrap_or(0);
-                edit(out, end..close, b";");
-            }
-            ErrorCode::PayloadRefReserved if !v2 => {
-                let Some(at) = find(b"\"payload_ref\":null") else {
-                    return false;
-                };
-                edit(out, at + 14..at + 18, b"{\"uri\":\"s3://legacy/blob\"}");
-            }
-            ErrorCode::InvalidPayloadRef if v2 => {
-                let Some(at) = find(b"\"payload_ref\":null") else {
-                    return false;
-                };
-                edit(out, at + 14..at + 18, b"\"s3://rdq-payloads/blob.json\"");
-            }
-            ErrorCode::PayloadRefReserved | ErrorCode::InvalidPayloadRef => return false,
-            ErrorCode::InvalidHeader => {
-                let Some(at) = find(b"\"headers\":{") else {
-                    return false;
-                };
-                let with: &[u8] = if v2 {
-                    b"\"rdq.source\":\"legacy-importer\","
-                } else {
-                    b"\"\":\"orphan value\","
-                };
-                edit(out, at + 11..at + 11, with);
-            }
-            ErrorCode::UnknownStatus => {
-                return replace_string_value(out, start, b"\"status\":\"", b"FAILED");
-            }
-            ErrorCode::UnknownOutcome => {
-                return replace_string_value(out, start, b"\"outcome\":\"", b"TIMEOUT");
-            }
-            ErrorCode::InvalidTimestamp => {
-                // A producer that writes offsets instead of `Z`.
-                let Some(at) = find(b"\"created_at\":\"") else {
-                    return false;
-                };
-                let zone = at + 14 + 23;
-                edit(out, zone..zone + 1, b"+00:00");
-            }
-            ErrorCode::FieldTooLong => {
-                // An upstream's whole HTML error page as the message, not truncated.
-                let Some(at) = find(b"\"message\":\"") else {
-                    return false;
-                };
-                let value = at + 11;
-                let page =
-                    b"<html><body><h1>502 Bad Gateway</h1><p>upstream closed</p></body></html>";
-                let repeated: Vec<u8> = page.iter().copied().cycle().take(5_000).collect();
-                edit(out, value..value, &repeated);
-            }
-            ErrorCode::BadAttempt => {
-                let Some(at) = find(b"{\"attempt_no\":1,") else {
-                    return false;
-                };
-                edit(out, at + 14..at + 15, b"2");
-            }
-            ErrorCode::InconsistentState => {
-                let Some(digits) = integer_after(out, start, b"\"attempt_count\":") else {
-                    return false;
-                };
-                let count = decimal(&out[digits.clone()]).unwrap_or(0);
-                edit(out, digits, (count + 10).to_string().as_bytes());
-            }
-            _ => return false,
-        }
-        true
-    }
-
     /// A uniform integer in `low..=high`.
     fn range(&mut self, low: i64, high: i64) -> i64 {
         low + self.below((high - low + 1) as usize) as i64
@@ -928,26 +544,6 @@ struct AttemptPlan {
     attempt_count: u32,
     redrive_count: u32,
     next_start: i64,
-}
-
-/// Where the digits of the integer right after `member` (a key and its colon) lie, in the
-/// line at `out[start..]`.
-fn integer_after(out: &[u8], start: usize, member: &[u8]) -> Option<Range<usize>> {
-    let at = start + memmem::find(&out[start..], member)? + member.len();
-    let len = out[at..].iter().take_while(|b| b.is_ascii_digit()).count();
-    Some(at..at + len)
-}
-
-/// Replaces the text of the first string value that follows `member` (a key, its colon and
-/// the opening quote) in the line at `out[start..]`; false when there is none.
-fn replace_string_value(out: &mut Vec<u8>, start: usize, member: &[u8], with: &[u8]) -> bool {
-    let Some(at) = memmem::find(&out[start..], member) else {
-        return false;
-    };
-    let value = start + at + member.len();
-    let close = value + out[value..].iter().position(|&b| b == b'"').unwrap_or(0);
-    out.splice(value..close, with.iter().copied());
-    true
 }
 
 /// Writes `text`, JSON-escaped when `escape` (by the crate's one escaper).
