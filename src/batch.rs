@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::report::Summary;
+use crate::pipeline::Summary;
 
 /// The manifest's file name in the output folder.
 pub const MANIFEST: &str = "manifest.json";

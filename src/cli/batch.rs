@@ -24,8 +24,8 @@ use rdq_envelope::batch::{
     MANIFEST_FORMAT, SUMMARY,
 };
 use rdq_envelope::io::{OutputCompression, OutputFile};
+use rdq_envelope::pipeline::Summary;
 use rdq_envelope::pipeline::{LineOperation, PipelineOptions, Source};
-use rdq_envelope::report::Summary;
 
 use super::filter::{self, FilterArgs};
 use super::migrate::{self, MigrateArgs};

@@ -9,8 +9,8 @@ use std::time::Instant;
 use anyhow::Context;
 
 use rdq_envelope::io::{check_aliases, Named, OutputCompression, OutputFile, Stream};
+use rdq_envelope::pipeline::Summary;
 use rdq_envelope::pipeline::{self, LineOperation, Outputs, PipelineOptions, Progress, Source};
-use rdq_envelope::report::Summary;
 
 use super::progress::ProgressBar;
 use super::{CompressArg, InputArgs, Outcome, OutputArgs};
