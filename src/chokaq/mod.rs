@@ -37,8 +37,9 @@ pub use text::{
     push_json_string, truncated, ulid_ignoring_case, utf16_len, DotNetException,
 };
 
-/// A ChokaQ table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A ChokaQ table (serialized as its name: `hot`, `archive`, `dlq`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Table {
     /// `JobsHot`: active jobs.
     Hot,

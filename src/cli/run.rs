@@ -180,13 +180,8 @@ pub struct RunFiles {
 }
 
 impl RunFiles {
-    /// Commits every output, all or nothing (see [`rdq_envelope::io::commit_all`]).
-    pub fn commit(self) -> anyhow::Result<()> {
-        self.commit_then(|| Ok(()))
-    }
-
-    /// Like [`commit`](Self::commit), with `last_word` once every output is complete and
-    /// before any is renamed into place.
+    /// Commits every output, all or nothing (see [`rdq_envelope::io::commit_all`]), with
+    /// `last_word` once every output is complete and before any is renamed into place.
     pub fn commit_then(
         self,
         last_word: impl FnOnce() -> std::io::Result<()>,
