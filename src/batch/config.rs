@@ -38,7 +38,7 @@ pub enum Command {
     /// `migrate`: the migrated lines are a shard's output.
     Migrate(MigrateConfig),
     /// `filter`: the matching lines are a shard's output.
-    Filter(FilterConfig),
+    Filter(Box<FilterConfig>),
 }
 
 /// The size limits (`--max-envelope-bytes`, `--queue-limit`, `--max-line-bytes`).
@@ -309,11 +309,11 @@ mod tests {
     #[test]
     fn filter_sets_are_sets() {
         let config = |status: &[&str], invert| Config {
-            command: Command::Filter(FilterConfig {
+            command: Command::Filter(Box::new(FilterConfig {
                 status: status.iter().map(|s| s.to_string()).collect(),
                 invert,
                 ..FilterConfig::default()
-            }),
+            })),
             limits: limits(),
             compress: None,
         };

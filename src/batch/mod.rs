@@ -10,7 +10,7 @@
 //! machines (`contrib/spark`): the tasks print entries, the driver assembles them into the same
 //! manifest a local run writes.
 //!
-//! The files, one idea each: [`shards`](self::shards) (which files are shards, their outputs'
+//! The files, one idea each: `shards` (which files are shards, their outputs'
 //! names, their hash), `config` (what a run is), `manifest` (its record), `plan` (what a
 //! rerun keeps), `schedule` (running shards at once and recording them), `assemble` (one
 //! shard alone, and entries into a manifest) and `lock` (one run per folder, and what a stopped

@@ -246,7 +246,7 @@ pub fn shard_op(args: &FilterArgs) -> anyhow::Result<FilterOp> {
 /// set (its order and repeats change nothing), and `--invert`.
 pub fn shard_config(args: &FilterArgs) -> Command {
     let set = |values: &[String]| values.iter().cloned().collect();
-    Command::Filter(FilterConfig {
+    Command::Filter(Box::new(FilterConfig {
         queue: set(&args.queue),
         handler: set(&args.handler),
         status: set(&args.status),
@@ -262,7 +262,7 @@ pub fn shard_config(args: &FilterArgs) -> Command {
         min_redrives: args.min_redrives,
         payload_contains: set(&args.payload_contains),
         invert: args.invert,
-    })
+    }))
 }
 
 fn op(args: &FilterArgs) -> anyhow::Result<FilterOp> {
