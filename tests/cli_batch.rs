@@ -419,6 +419,65 @@ fn a_rerun_with_the_same_sets_in_another_order_is_the_same_run() {
 }
 
 #[test]
+fn a_manifest_of_an_older_format_is_refused_and_touches_nothing() {
+    let (dir, input, out) = three_shards("format-1");
+    fs::create_dir_all(&out).unwrap();
+    // What rdq-envelope wrote before the manifest recorded its configuration: clap's flags.
+    let old = "{\"format\":1,\"command\":\"migrate\",\"flags\":{\"to\":[\"2\"]},\"shards\":[\n]}\n";
+    fs::write(out.join("manifest.json"), old).unwrap();
+    let want = "this folder's manifest was written by an older rdq-envelope (format 1): \
+                remove the folder or use another --out";
+    let o = batch(&["migrate"], &input, &out);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    let status = bin()
+        .args(["batch", "--status"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(2));
+    assert!(stderr(&status).contains(want), "{}", stderr(&status));
+    assert_eq!(fs::read_to_string(out.join("manifest.json")).unwrap(), old);
+    assert!(!out.join("a.jsonl.zst").exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_manifest_records_the_configuration() {
+    let (dir, input, out) = three_shards("config");
+    let o = batch(
+        &[
+            "filter", "-q", "--status", "DEAD", "--status", "DEAD", "--invert",
+        ],
+        &input,
+        &out,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let manifest = json(&out.join("manifest.json"));
+    assert_eq!(manifest["format_version"], 2);
+    assert_eq!(manifest["config"]["command"], "filter");
+    assert_eq!(manifest["config"]["status"], serde_json::json!(["DEAD"]));
+    assert_eq!(manifest["config"]["invert"], true);
+    assert!(manifest["config"].get("jobs").is_none());
+    let status = bin()
+        .args(["batch", "--status"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&status).starts_with("filter --invert --max-envelope-bytes="),
+        "{}",
+        stdout(&status)
+    );
+    assert!(
+        stdout(&status).contains(" --status=DEAD\n"),
+        "{}",
+        stdout(&status)
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn status_reads_the_manifest_alone() {
     let (dir, input, out) = three_shards("status");
     let o = batch(&["validate", "-q"], &input, &out);

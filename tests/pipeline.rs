@@ -7,8 +7,8 @@ use std::io::{self, Cursor, Write};
 use rdq_envelope::framing::{LineKind, LineReader};
 use rdq_envelope::gen::{GenOptions, Generator};
 use rdq_envelope::ops::{ReportFormat, ValidateOp};
-use rdq_envelope::pipeline::{self, Outputs, PipelineError, PipelineOptions, Source};
-use rdq_envelope::report::{self, Position, Summary};
+use rdq_envelope::pipeline::{self, Outputs, PipelineError, PipelineOptions, Source, Summary};
+use rdq_envelope::report::{self, Position};
 use rdq_envelope::{Diagnostic, EnvelopeRules, JsonParser, RuleOptions, Verdict};
 
 /// A cap small enough that some generated lines are over it.

@@ -1,8 +1,9 @@
 //! The ChokaQ tables and their columns: names, JSON kinds, the columns that tell the tables
 //! apart, and the failure reasons (docs/chokaq.md#rows).
 
-/// A ChokaQ table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A ChokaQ table (serialized as its name: `hot`, `archive`, `dlq`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Table {
     /// `JobsHot`: active jobs.
     Hot,

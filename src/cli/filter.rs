@@ -3,6 +3,7 @@
 use anyhow::bail;
 use clap::Args;
 
+use rdq_envelope::batch::{Command, FilterConfig};
 use rdq_envelope::envelope::formats::{parse_timestamp, ulid_time_ms};
 use rdq_envelope::ops::{FilterOp, Glob, Predicates};
 use rdq_envelope::EnvelopeRules;
@@ -239,6 +240,29 @@ pub fn shard_op(args: &FilterArgs) -> anyhow::Result<FilterOp> {
     let mut op = op(args)?;
     op.write_rejects = true;
     Ok(op)
+}
+
+/// What `batch filter` records of these arguments: the predicates, each repeatable one as a
+/// set (its order and repeats change nothing), and `--invert`.
+pub fn shard_config(args: &FilterArgs) -> Command {
+    let set = |values: &[String]| values.iter().cloned().collect();
+    Command::Filter(Box::new(FilterConfig {
+        queue: set(&args.queue),
+        handler: set(&args.handler),
+        status: set(&args.status),
+        error_type: set(&args.error_type),
+        last_error_type: set(&args.last_error_type),
+        outcome: set(&args.outcome),
+        since: args.since.clone(),
+        until: args.until.clone(),
+        id: set(&args.id),
+        header: set(&args.header),
+        min_attempts: args.min_attempts,
+        max_attempts: args.max_attempts,
+        min_redrives: args.min_redrives,
+        payload_contains: set(&args.payload_contains),
+        invert: args.invert,
+    }))
 }
 
 fn op(args: &FilterArgs) -> anyhow::Result<FilterOp> {

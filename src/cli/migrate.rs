@@ -3,6 +3,7 @@
 use anyhow::bail;
 use clap::Args;
 
+use rdq_envelope::batch::{Command, MigrateConfig, MigrateFrom};
 use rdq_envelope::chokaq::{ChokaqOptions, Table};
 use rdq_envelope::envelope::{NEWEST_VERSION, SUPPORTED_VERSIONS};
 use rdq_envelope::ops::{MigrateOp, MigrateSource};
@@ -82,6 +83,27 @@ pub fn shard_op(args: &MigrateArgs) -> anyhow::Result<MigrateOp> {
     let mut op = op(args)?;
     op.write_rejects = true;
     Ok(op)
+}
+
+/// What `batch migrate` records of these arguments: the target and the source kind, with the
+/// ChokaQ options as they apply (defaults included).
+pub fn shard_config(args: &MigrateArgs) -> Command {
+    let defaults = ChokaqOptions::default();
+    Command::Migrate(MigrateConfig {
+        to: args.to,
+        from: match args.from {
+            From::Rdq => MigrateFrom::Rdq,
+            From::Chokaq => MigrateFrom::Chokaq {
+                chokaq_table: args.chokaq_table.map(Table::from),
+                chokaq_zombie_timeout: args
+                    .chokaq_zombie_timeout
+                    .unwrap_or(defaults.zombie_timeout_s),
+                chokaq_max_payload_bytes: args
+                    .chokaq_max_payload_bytes
+                    .unwrap_or(defaults.max_payload_bytes),
+            },
+        },
+    })
 }
 
 fn op(args: &MigrateArgs) -> anyhow::Result<MigrateOp> {

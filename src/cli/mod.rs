@@ -303,7 +303,7 @@ pub fn main() -> ExitCode {
     };
     // A panic is a bug, but still a run that did not complete: status 2, never 101, and the
     // outputs' temporary files removed as the stack unwinds.
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(cli, &matches)))
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(cli)))
         .unwrap_or_else(|_| Err(anyhow::anyhow!("internal error (a bug, please report it)")));
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
@@ -320,7 +320,7 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<Outcome> {
+fn dispatch(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Validate(args) => validate::run(args),
         Command::Gen(args) => gen::run(args),
@@ -332,11 +332,7 @@ fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<Outcome> {
         Command::Completions(args) => manual::completions(args),
         Command::Man(args) => manual::man(args),
         Command::Schema(args) => schema::run(args),
-        Command::Batch(args) => {
-            // The manifest records the command's flags as clap saw them (defaults included).
-            let (_, matches) = matches.subcommand().expect("a subcommand was parsed");
-            batch::run(args, matches)
-        }
+        Command::Batch(args) => batch::run(args),
     }
 }
 

@@ -9,8 +9,8 @@ use std::time::Instant;
 use anyhow::Context;
 
 use rdq_envelope::io::{check_aliases, Named, OutputCompression, OutputFile, Stream};
+use rdq_envelope::pipeline::Summary;
 use rdq_envelope::pipeline::{self, LineOperation, Outputs, PipelineOptions, Progress, Source};
-use rdq_envelope::report::Summary;
 
 use super::progress::ProgressBar;
 use super::{CompressArg, InputArgs, Outcome, OutputArgs};
@@ -180,13 +180,8 @@ pub struct RunFiles {
 }
 
 impl RunFiles {
-    /// Commits every output, all or nothing (see [`rdq_envelope::io::commit_all`]).
-    pub fn commit(self) -> anyhow::Result<()> {
-        self.commit_then(|| Ok(()))
-    }
-
-    /// Like [`commit`](Self::commit), with `last_word` once every output is complete and
-    /// before any is renamed into place.
+    /// Commits every output, all or nothing (see [`rdq_envelope::io::commit_all`]), with
+    /// `last_word` once every output is complete and before any is renamed into place.
     pub fn commit_then(
         self,
         last_word: impl FnOnce() -> std::io::Result<()>,

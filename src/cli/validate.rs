@@ -3,6 +3,7 @@
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 
+use rdq_envelope::batch::{Command, ValidateConfig};
 use rdq_envelope::ops::{ReportFormat, ValidateOp};
 use rdq_envelope::{EnvelopeRules, RuleOptions};
 
@@ -70,6 +71,15 @@ pub fn shard_op(args: &ValidateArgs) -> anyhow::Result<ValidateOp> {
     op.keep_valid = true;
     op.write_rejects = true;
     Ok(op)
+}
+
+/// What `batch validate` records of these arguments: the options that decide a shard's outputs
+/// (`--format` writes only the primary output, which a shard does not have).
+pub fn shard_config(args: &ValidateArgs) -> Command {
+    Command::Validate(ValidateConfig {
+        submit: args.submit,
+        require_version: args.require_version,
+    })
 }
 
 fn op(args: &ValidateArgs) -> anyhow::Result<ValidateOp> {

@@ -18,8 +18,8 @@ use crate::diagnostic::cut_text;
 use crate::envelope::formats::{parse_timestamp, push_timestamp, timestamp_bytes};
 use crate::envelope::{EnvelopeRules, Top, Verdict};
 use crate::json::{JsonParser, Value};
+use crate::pipeline::Summary;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
-use crate::report::Summary;
 
 /// At most this many distinct keys are kept per table (groups, histogram values, error types,
 /// days): the first this many in input order, whatever the worker count; later new keys are

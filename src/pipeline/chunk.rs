@@ -4,9 +4,9 @@
 
 use std::io;
 
+use super::Summary;
 use super::{Action, LineOperation, SourceLine};
 use crate::framing::{Line, LineKind};
-use crate::report::Summary;
 
 /// The floor of a chunk's bookkeeping budget, so that tiny chunk sizes (tests) still batch
 /// blank lines.

@@ -27,6 +27,7 @@
 
 mod chunk;
 mod progress;
+mod summary;
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -40,9 +41,9 @@ use crossbeam_channel::{bounded, select, unbounded, Receiver, Sender};
 pub use chunk::ChunkOutput;
 use chunk::{Chunk, InputFailure};
 pub use progress::Progress;
+pub use summary::Summary;
 
 use crate::framing::{Line, LineReader, DEFAULT_MAX_LINE_BYTES};
-use crate::report::Summary;
 
 /// What a [`LineOperation`] did with a line: the books of the summary
 /// (docs/cli.md#summary-and-the-books) are kept from these.

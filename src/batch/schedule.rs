@@ -1,0 +1,245 @@
+//! Running the shards: `shards_at_once` workers take the pending shards in name order and run
+//! each on its share of the threads, while a committer thread of its own commits what each
+//! wrote, says how it went and records it in the manifest, no more often than a tenth of the
+//! time allows ([`Recorder`]).
+
+use std::fs::{self, File};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Receiver;
+
+use super::manifest::{Entry, Manifest, State, SUMMARY};
+use super::{lock, Batch, Command, Compress, Error, Event, Observer, Result};
+use crate::io::{OutputCompression, OutputFile};
+use crate::pipeline::{self, LineOperation, Outputs, PipelineOptions, Source, Summary};
+
+/// A shard's books and its outputs (lines, rejects, summary), written but not yet committed.
+pub(super) struct Written {
+    summary: Summary,
+    files: [OutputFile; 3],
+}
+
+impl Batch {
+    /// Runs every shard that is not done on its current input, `shards_at_once` at a time,
+    /// with `op` (the operation the configuration describes). Returns the manifest as
+    /// recorded; [`Batch::finish`] then writes the merged books.
+    pub fn run<Op: LineOperation>(&self, op: &Op, observer: &mut dyn Observer) -> Result<Manifest> {
+        let started = Instant::now();
+        let _lock = self.lock(true, observer)?;
+        let old = self.read_manifest()?;
+        let manifest = self.plan(old.as_ref())?;
+        self.remove_vanished(old.as_ref(), observer)?;
+        let todo: Vec<usize> = (0..manifest.shards.len())
+            .filter(|&i| !matches!(manifest.shards[i].state, State::Done { .. }))
+            .collect();
+        if !todo.is_empty() {
+            lock::remove_if_there(&self.out(SUMMARY))?;
+        }
+        self.write_manifest(&manifest)?;
+
+        let at_once = self.folders.shards_at_once.clamp(1, todo.len().max(1));
+        let jobs = (self.folders.jobs / at_once).max(1);
+        let next = AtomicUsize::new(0);
+        let pending = manifest.shards.clone();
+        // The shards' outputs are committed (zstd's last block, fsync, rename) and recorded on
+        // a thread of their own, so that the next shard starts at once. One waits at most.
+        let (commit_tx, commit_rx) = crossbeam_channel::bounded::<(usize, Result<Written>)>(1);
+        let (manifest, mut ran) = std::thread::scope(|scope| {
+            for _ in 0..at_once {
+                let commit_tx = commit_tx.clone();
+                let (next, todo, pending) = (&next, &todo, &pending);
+                scope.spawn(move || {
+                    while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let written = self.run_shard(op, i, pending[i].size, jobs);
+                        if commit_tx.send((i, written)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(commit_tx);
+            // Returning drops the receiver: then a worker's next send fails and it stops.
+            self.commit_and_record(commit_rx, manifest, observer)
+        })?;
+        ran.seconds = started.elapsed().as_secs_f64();
+        let failed = manifest
+            .shards
+            .iter()
+            .filter(|e| matches!(e.state, State::Failed { .. }))
+            .count();
+        observer.event(Event::Ran {
+            shards: manifest.shards.len(),
+            run: todo.len(),
+            failed,
+            books: &ran,
+        })?;
+        Ok(manifest)
+    }
+
+    /// The committer: settles each shard the workers send, in the order they end, says how it
+    /// went and records it in the manifest. Returns the manifest and the books of this run.
+    fn commit_and_record(
+        &self,
+        shards: Receiver<(usize, Result<Written>)>,
+        mut manifest: Manifest,
+        observer: &mut dyn Observer,
+    ) -> Result<(Manifest, Summary)> {
+        let mut ran = Summary::default();
+        let mut recorder = Recorder::default();
+        loop {
+            // A shard done is recorded when the next one is, or once the write is due.
+            let received = match recorder.due_in() {
+                Some(wait) => shards.recv_timeout(wait).map_err(|e| e.is_disconnected()),
+                None => shards.recv().map_err(|_| true),
+            };
+            match received {
+                Ok((i, written)) => {
+                    let entry = self.settle(i, manifest.shards[i].clone(), written);
+                    if let State::Done { summary, .. } = &entry.state {
+                        ran.merge(summary);
+                    }
+                    let said = observer.event(Event::ShardEnded(&entry));
+                    manifest.shards[i] = entry;
+                    if said.is_err() {
+                        // Record what is done before the run ends on the observer's failure.
+                        recorder.record(|| self.write_manifest(&manifest), true)?;
+                        said?;
+                    }
+                }
+                // Every worker is done.
+                Err(true) => break,
+                // The write is due.
+                Err(false) => {}
+            }
+            // Work the manifest cannot record would be redone anyway: an error stops the run.
+            recorder.record(|| self.write_manifest(&manifest), false)?;
+        }
+        recorder.record(|| self.write_manifest(&manifest), true)?;
+        Ok((manifest, ran))
+    }
+
+    /// Commits what a shard's run wrote: its entry done, or failed with nothing in place.
+    pub(super) fn settle(&self, i: usize, pending: Entry, written: Result<Written>) -> Entry {
+        let committed = written.and_then(|Written { summary, files }| {
+            crate::io::commit_all(files)?;
+            Ok(summary)
+        });
+        Entry {
+            state: match committed {
+                Ok(summary) => State::Done {
+                    outputs: self.outputs[i].names().map(str::to_owned).to_vec(),
+                    summary,
+                },
+                Err(e) => State::Failed { error: e.chain() },
+            },
+            ..pending
+        }
+    }
+
+    /// Runs shard `i` on `jobs` workers into its outputs, not yet committed.
+    pub(super) fn run_shard<Op: LineOperation>(
+        &self,
+        op: &Op,
+        i: usize,
+        hashed_size: u64,
+        jobs: usize,
+    ) -> Result<Written> {
+        let (shard, names) = (&self.shards[i], &self.outputs[i]);
+        let started = Instant::now();
+        let threads = u32::try_from(jobs).unwrap_or(u32::MAX);
+        let open = |name: &str, compress: Option<Compress>| {
+            let path = self.out(name);
+            let compression = match compress {
+                Some(Compress::Zstd) => OutputCompression::Zstd { threads },
+                Some(Compress::Gzip) => OutputCompression::Gzip,
+                Some(Compress::None) => OutputCompression::None,
+                None => OutputCompression::from_name(&path, threads),
+            };
+            OutputFile::create_compressed(&path, compression)
+                .map_err(|e| Error::at(format!("{}: cannot create output", path.display()), e))
+        };
+        let mut lines = open(&names.lines, self.config.compress)?;
+        let mut rejects = open(&names.rejects, self.config.compress)?;
+        let mut summary_file = open(&names.summary, Some(Compress::None))?;
+        let reader = File::open(&shard.path)
+            .map_err(|e| Error::at(format!("{}: cannot open", shard.name), e))?;
+        // Named by its file name, not its path: the records are the same from any folder.
+        let source = Source::Reader {
+            name: shard.name.clone(),
+            reader: Box::new(reader),
+        };
+        let options = PipelineOptions {
+            jobs,
+            max_line_bytes: self.config.limits.max_line_bytes,
+            ..PipelineOptions::default()
+        };
+        // validate's valid lines are its secondary output; the others write theirs first.
+        let (primary, secondary) = match self.config.command {
+            Command::Validate(_) => (None, Some(&mut lines as _)),
+            _ => (Some(&mut lines as _), None),
+        };
+        let outputs = Outputs {
+            primary,
+            secondary,
+            rejects: Some(&mut rejects),
+            messages: None,
+        };
+        let mut summary = pipeline::run(vec![source], op, options, outputs, None)?;
+        summary.seconds = started.elapsed().as_secs_f64();
+        debug_assert!(summary.balances());
+        summary.write_json(&mut summary_file)?;
+        // The bytes run must be the bytes hashed: a shard rewritten meanwhile is not done.
+        let now = fs::metadata(&shard.path)
+            .map_err(|e| Error::at(format!("{}: cannot read", shard.name), e))?
+            .len();
+        if now != hashed_size {
+            return Err(Error::Refused(format!(
+                "{}: changed while it was read ({hashed_size} bytes hashed, {now} now)",
+                shard.name
+            )));
+        }
+        Ok(Written {
+            summary,
+            files: [lines, rejects, summary_file],
+        })
+    }
+}
+
+/// When the manifest is rewritten: after each shard, unless that would take more than a tenth
+/// of the time. With thousands of small shards the manifest is megabytes, and rewriting it
+/// after every one would cost more than the shards (quadratic in their number); then it is
+/// rewritten after every few, and a stopped run redoes the few it had not recorded.
+#[derive(Default)]
+struct Recorder {
+    /// When the last write ended, and how long it took.
+    last: Option<(Instant, Duration)>,
+    /// Whether something is not written yet.
+    behind: bool,
+}
+
+impl Recorder {
+    /// How long until a write not yet made is due; `None` when nothing waits.
+    fn due_in(&self) -> Option<Duration> {
+        match self.last {
+            Some((ended, took)) if self.behind => Some((took * 10).saturating_sub(ended.elapsed())),
+            _ => None,
+        }
+    }
+
+    /// Writes when something is behind and the write is due (or `last`).
+    fn record(&mut self, write: impl FnOnce() -> Result<()>, last: bool) -> Result<()> {
+        if !last {
+            self.behind = true;
+        }
+        let due = self.due_in().is_none_or(|wait| wait.is_zero());
+        if !self.behind || !(due || last) {
+            return Ok(());
+        }
+        let started = Instant::now();
+        write()?;
+        self.last = Some((Instant::now(), started.elapsed()));
+        self.behind = false;
+        Ok(())
+    }
+}
