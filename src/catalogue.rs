@@ -611,7 +611,10 @@ mod tests {
             assert_eq!(entry.code, code);
             assert!(!entry.summary.ends_with('.'), "{code}");
             assert!(!entry.example.pointers.is_empty(), "{code}");
-            assert!(!entry.pointers.is_empty() && !entry.docs.is_empty(), "{code}");
+            assert!(
+                !entry.pointers.is_empty() && !entry.docs.is_empty(),
+                "{code}"
+            );
         }
         let codes: Vec<_> = CATALOGUE.iter().map(|e| e.code).collect();
         assert_eq!(codes, ErrorCode::ALL);
