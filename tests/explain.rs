@@ -10,11 +10,12 @@ use serde_json::Value;
 
 mod common;
 
+/// (code, pointer) pairs.
+type Reported = BTreeSet<(String, String)>;
+
 /// The codes and pointers the binary reports for one example: (errors, warnings), each a set of
 /// (code, pointer); and the exit status.
-fn run_example(
-    entry: &catalogue::Entry,
-) -> (BTreeSet<(String, String)>, BTreeSet<(String, String)>, i32) {
+fn run_example(entry: &catalogue::Entry) -> (Reported, Reported, i32) {
     let dir = common::scratch(&format!("explain-{}", entry.code));
     let path = |name: &str| dir.join(name).to_str().unwrap().to_owned();
     let (rejects, summary, out) = (path("rejects"), path("summary"), path("out"));
@@ -87,6 +88,7 @@ fn run_example(
         .collect();
     let warning_codes: BTreeSet<String> = warnings.iter().map(|(c, _)| c.clone()).collect();
     assert_eq!(counted, warning_codes, "{}", entry.code);
+    let _ = std::fs::remove_dir_all(&dir);
     (errors, warnings, output.status.code().unwrap())
 }
 
@@ -169,10 +171,9 @@ fn the_docs_have_a_section_for_every_code_with_its_summary() {
             let (file, name) = link.split_once('#').unwrap();
             let doc = std::fs::read_to_string(format!("docs/{file}")).unwrap();
             let text = section(&doc, name).unwrap_or_else(|| panic!("{code}: no section {link}"));
-            if name == code.as_str().to_lowercase() && file == "envelope.md" {
-                if !text.contains(entry.summary) {
-                    missing.push(format!("{code}: {:?}\n  {text}", entry.summary));
-                }
+            let own = name == code.as_str().to_lowercase() && file == "envelope.md";
+            if own && !text.contains(entry.summary) {
+                missing.push(format!("{code}: {:?}\n  {text}", entry.summary));
             }
         }
     }

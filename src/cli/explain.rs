@@ -96,7 +96,11 @@ fn explain(text: &mut String, entry: &Entry) {
     ));
     let what = match example.line {
         ExampleLine::Valid(version) => format!("the valid version {version} envelope, unchanged:"),
-        ExampleLine::Edit { version, from, to } if to.is_empty() => {
+        ExampleLine::Edit {
+            version,
+            from,
+            to: "",
+        } => {
             format!("the valid version {version} envelope without `{from}`:")
         }
         ExampleLine::Edit { version, from, to } => {
