@@ -65,6 +65,7 @@
 #![forbid(unsafe_code)]
 
 pub mod batch;
+pub mod catalogue;
 pub mod chokaq;
 pub mod diagnostic;
 pub mod envelope;

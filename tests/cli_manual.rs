@@ -4,7 +4,7 @@
 mod common;
 use common::{run, scratch, stderr, stdout};
 
-const SUBCOMMANDS: [&str; 10] = [
+const SUBCOMMANDS: [&str; 11] = [
     "validate",
     "gen",
     "migrate",
@@ -15,6 +15,7 @@ const SUBCOMMANDS: [&str; 10] = [
     "schema",
     "completions",
     "man",
+    "explain",
 ];
 
 #[test]

@@ -1,6 +1,7 @@
 //! Arguments, the subcommands, and the exit status.
 
 mod batch;
+mod explain;
 mod filter;
 mod gen;
 mod manual;
@@ -117,6 +118,13 @@ enum Command {
     /// OUT_DIR` reads the manifest alone. Exit status: as the command's over every shard (0,
     /// 1), and 2 when some shard is not done.
     Batch(batch::BatchArgs),
+
+    /// Explain an error or warning code: the rule, where it is reported, a line that gets it
+    /// and how to fix it (as `rustc --explain` does); --list lists every code.
+    ///
+    /// The code may be in any letter case (`explain bad_attempt`). Exit status: 0, or 2 for an
+    /// unknown code (with the closest one suggested).
+    Explain(explain::ExplainArgs),
 }
 
 /// Inputs and the limits every command that reads envelopes shares (docs/cli.md#inputs).
@@ -332,6 +340,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Completions(args) => manual::completions(args),
         Command::Man(args) => manual::man(args),
         Command::Schema(args) => schema::run(args),
+        Command::Explain(args) => explain::run(args),
         Command::Batch(args) => batch::run(args),
     }
 }
