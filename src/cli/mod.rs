@@ -1,11 +1,14 @@
 //! Arguments, the subcommands, and the exit status.
 
+mod args;
 mod batch;
 mod explain;
 mod filter;
 mod gen;
 mod manual;
 mod migrate;
+#[cfg(debug_assertions)]
+mod panic_hook;
 mod progress;
 mod redrive;
 mod run;
@@ -13,15 +16,14 @@ mod schema;
 mod show;
 mod signals;
 mod stats;
+mod stats_table;
 mod validate;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use rdq_envelope::envelope::DEFAULT_MAX_ENVELOPE_BYTES;
-use rdq_envelope::framing::DEFAULT_MAX_LINE_BYTES;
+pub use args::{jobs_in_range, CompressArg, InputArgs, OutputArgs, TableArg};
 
 /// Validate, version-migrate and re-emit rdq task envelopes (JSON Lines), losslessly.
 #[derive(Parser)]
@@ -125,159 +127,6 @@ enum Command {
     /// The code may be in any letter case (`explain bad_attempt`). Exit status: 0, or 2 for an
     /// unknown code (with the closest one suggested).
     Explain(explain::ExplainArgs),
-}
-
-/// Inputs and the limits every command that reads envelopes shares (docs/cli.md#inputs).
-#[derive(Args, Debug)]
-pub struct InputArgs {
-    /// Input files, read in order, each framed on its own; none, or `-`, reads standard input.
-    /// zstd and gzip inputs are detected from their first bytes and decompressed.
-    #[arg(value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-
-    /// The envelope size limit in bytes for queues without a limit of their own
-    /// (PAYLOAD_TOO_LARGE).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_ENVELOPE_BYTES)]
-    pub max_envelope_bytes: u64,
-
-    /// A queue's own size limit in bytes, replacing --max-envelope-bytes for it (repeatable).
-    #[arg(long, value_name = "QUEUE=N", value_parser = parse_queue_limit)]
-    pub queue_limit: Vec<(String, u64)>,
-
-    /// The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in
-    /// memory whole.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LINE_BYTES)]
-    pub max_line_bytes: usize,
-
-    /// Worker threads, at most 256 (default: the machine's available parallelism). Output is
-    /// the same, byte for byte, whatever the number.
-    #[arg(short, long, value_name = "N", value_parser = jobs_in_range)]
-    pub jobs: Option<u16>,
-}
-
-impl InputArgs {
-    /// Refuses a combination in which a flag would do nothing: a queue's limit given twice
-    /// (only the last would count).
-    pub fn check(&self) -> anyhow::Result<()> {
-        for (i, (queue, _)) in self.queue_limit.iter().enumerate() {
-            if self.queue_limit[..i].iter().any(|(q, _)| q == queue) {
-                anyhow::bail!("--queue-limit {queue}=...: given twice for the same queue");
-            }
-        }
-        Ok(())
-    }
-
-    /// The size limits of these arguments (`--max-envelope-bytes`, `--queue-limit`), every
-    /// other rule option at its default.
-    pub fn rule_options(&self) -> rdq_envelope::RuleOptions {
-        rdq_envelope::RuleOptions {
-            max_envelope_bytes: self.max_envelope_bytes,
-            queue_limits: self.queue_limit.iter().cloned().collect(),
-            ..rdq_envelope::RuleOptions::default()
-        }
-    }
-}
-
-/// Outputs every command shares (docs/cli.md#outputs).
-#[derive(Args, Debug)]
-pub struct OutputArgs {
-    /// The primary output (default: standard output). Regular files are written atomically.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
-    /// Write every rejected line as a JSON record with its errors and raw bytes.
-    #[arg(long, value_name = "FILE")]
-    pub rejects: Option<PathBuf>,
-
-    /// Write the run's counts as a JSON object.
-    #[arg(long, value_name = "FILE")]
-    pub summary: Option<PathBuf>,
-
-    /// Print nothing on standard error but errors (no summary line, no progress bar).
-    #[arg(short, long)]
-    pub quiet: bool,
-
-    /// Compress -o this way, whatever its name says (by default a name ending in .zst or .gz
-    /// is compressed accordingly).
-    #[arg(long, value_enum, value_name = "KIND")]
-    pub compress: Option<CompressArg>,
-
-    /// Flush every output line as soon as it is judged, for interactive tails (slower);
-    /// otherwise output is written in large blocks.
-    #[arg(long)]
-    pub line_buffered: bool,
-
-    /// Draw the progress bar even when standard error is not a terminal (not with --quiet).
-    #[arg(long)]
-    pub progress: bool,
-}
-
-impl OutputArgs {
-    /// Refuses a combination in which a flag would do nothing: `--progress` with `--quiet`.
-    pub fn check(&self) -> anyhow::Result<()> {
-        if self.quiet && self.progress {
-            anyhow::bail!("--progress and --quiet: --quiet hides the progress bar");
-        }
-        Ok(())
-    }
-}
-
-/// A ChokaQ table on the command line (`--table`, `--chokaq-table`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum TableArg {
-    /// JobsHot: active jobs.
-    Hot,
-    /// JobsArchive: jobs that succeeded.
-    Archive,
-    /// JobsDLQ: dead letters.
-    Dlq,
-}
-
-impl From<TableArg> for rdq_envelope::chokaq::Table {
-    fn from(table: TableArg) -> Self {
-        match table {
-            TableArg::Hot => Self::Hot,
-            TableArg::Archive => Self::Archive,
-            TableArg::Dlq => Self::Dlq,
-        }
-    }
-}
-
-/// `--compress`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum CompressArg {
-    /// zstd, multi-threaded.
-    Zstd,
-    /// gzip.
-    Gzip,
-    /// Plain bytes, whatever the name.
-    None,
-}
-
-/// `-j N` (and `batch --shards-at-once K`): from 1 to [`pipeline::MAX_JOBS`], so that a typo
-/// cannot ask for more threads than a system can start.
-///
-/// [`pipeline::MAX_JOBS`]: rdq_envelope::pipeline::MAX_JOBS
-pub fn jobs_in_range(s: &str) -> Result<u16, String> {
-    let max = rdq_envelope::pipeline::MAX_JOBS;
-    match s.parse::<u64>() {
-        Ok(n) if (1..=max as u64).contains(&n) => Ok(n as u16),
-        Ok(_) => Err(format!("{s} is not from 1 to {max}")),
-        Err(_) => Err(format!("{s:?} is not a number")),
-    }
-}
-
-fn parse_queue_limit(s: &str) -> Result<(String, u64), String> {
-    let (queue, n) = s
-        .split_once('=')
-        .ok_or_else(|| format!("expected QUEUE=N, found {s:?}"))?;
-    if queue.is_empty() {
-        return Err("the queue name is empty".into());
-    }
-    let n = n
-        .parse()
-        .map_err(|_| format!("{n:?} is not a byte count"))?;
-    Ok((queue.to_owned(), n))
 }
 
 /// What a completed run says about its input.

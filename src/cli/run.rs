@@ -128,7 +128,7 @@ pub fn run_then<Op: LineOperation>(
         // Test builds only: a line holding these bytes panics in its worker, so that the tests
         // can prove a panic ends the run with status 2 and every output as it was.
         Some(marker) => {
-            let op = PanicOn {
+            let op = super::panic_hook::PanicOn {
                 op,
                 marker: marker.into_encoded_bytes(),
             };
@@ -284,38 +284,4 @@ fn total_size(files: &[PathBuf]) -> Option<u64> {
         let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
         Some(total + meta.len())
     })
-}
-
-/// An operation that panics on a line holding `marker`, else does what `op` does (test builds
-/// only, see `run_then`).
-#[cfg(debug_assertions)]
-struct PanicOn<'a, Op> {
-    op: &'a Op,
-    marker: Vec<u8>,
-}
-
-#[cfg(debug_assertions)]
-impl<Op: LineOperation> LineOperation for PanicOn<'_, Op> {
-    type Worker = Op::Worker;
-    type Tally = Op::Tally;
-
-    fn worker(&self) -> Self::Worker {
-        self.op.worker()
-    }
-
-    fn apply(
-        &self,
-        worker: &mut Self::Worker,
-        line: pipeline::SourceLine<'_>,
-        out: &mut pipeline::ChunkOutput<Self::Tally>,
-    ) -> pipeline::Action {
-        if memchr::memmem::find(line.line.content, &self.marker).is_some() {
-            panic!("the test's panic on line {}", line.line.number);
-        }
-        self.op.apply(worker, line, out)
-    }
-
-    fn merge_tally(&self, tally: &mut Self::Tally) {
-        self.op.merge_tally(tally)
-    }
 }
