@@ -16,10 +16,12 @@ use rdq_envelope::{EnvelopeRules, RuleOptions};
 const STREAM_BYTES: usize = 16 << 20;
 
 fn stream() -> (Arc<Vec<u8>>, u64) {
-    let mut generator = Generator::new(GenOptions {
-        seed: 1,
-        version: 2,
-        invalid_rate: 0.01,
+    let mut generator = Generator::new({
+        let mut o = GenOptions::default();
+        o.seed = 1;
+        o.version = 2;
+        o.invalid_rate = 0.01;
+        o
     });
     let (mut out, mut lines) = (Vec::with_capacity(STREAM_BYTES + (64 << 10)), 0);
     while out.len() < STREAM_BYTES {
@@ -87,10 +89,8 @@ fn whole_pipeline(c: &mut Criterion) {
                     rejects: Some(&mut rejects),
                     messages: None,
                 };
-                let options = PipelineOptions {
-                    jobs,
-                    ..PipelineOptions::default()
-                };
+                let mut options = PipelineOptions::default();
+                options.jobs = jobs;
                 pipeline::run(sources, &op, options, outputs, None).expect("in memory")
             })
         });

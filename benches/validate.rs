@@ -10,10 +10,12 @@ use rdq_envelope::{EnvelopeRules, JsonParser, RuleOptions, Verdict};
 const STREAM_BYTES: usize = 16 << 20;
 
 fn stream(invalid_rate: f64) -> Vec<u8> {
-    let mut generator = Generator::new(GenOptions {
-        seed: 1,
-        version: 2,
-        invalid_rate,
+    let mut generator = Generator::new({
+        let mut o = GenOptions::default();
+        o.seed = 1;
+        o.version = 2;
+        o.invalid_rate = invalid_rate;
+        o
     });
     let mut out = Vec::with_capacity(STREAM_BYTES + (64 << 10));
     while out.len() < STREAM_BYTES {

@@ -95,10 +95,11 @@ pub fn check_migrate(data: &[u8]) {
                 assert_eq!(out, data);
             }
             // The output may be over the size limit (1 -> 2 adds bytes): the op checks that.
-            let unlimited = EnvelopeRules::new(RuleOptions {
-                max_envelope_bytes: u64::MAX,
-                ..RuleOptions::default()
-            })
+            let unlimited = EnvelopeRules::new({
+        let mut o = RuleOptions::default();
+        o.max_envelope_bytes = u64::MAX;
+        o
+    })
             .unwrap();
             let mut written = Verdict::default();
             unlimited.check_line(&mut JsonParser::new(), &out, &mut written);
@@ -139,12 +140,11 @@ pub fn check_pipeline(data: &[u8]) {
             rejects: Some(&mut rejects),
             messages: None,
         };
-        let options = PipelineOptions {
-            jobs,
-            chunk_bytes,
-            max_line_bytes: 300,
-            line_buffered: false,
-        };
+        let mut options = PipelineOptions::default();
+        options.jobs = jobs;
+        options.chunk_bytes = chunk_bytes;
+        options.max_line_bytes = 300;
+        options.line_buffered = false;
         let books = pipeline::run(sources, &op, options, outputs, None);
         (books.map_err(|e| e.to_string()), primary, valid, rejects)
     };
@@ -203,11 +203,13 @@ impl EnvelopeCase {
             "0.1000000000000000055511151231257827",
         ];
         let mut line = Vec::new();
-        rdq_envelope::gen::Generator::new(rdq_envelope::gen::GenOptions {
-            seed: self.seed,
-            version: if self.version_2 { 2 } else { 1 },
-            invalid_rate: 0.0,
-        })
+        rdq_envelope::gen::Generator::new({
+        let mut o = rdq_envelope::gen::GenOptions::default();
+        o.seed = self.seed;
+        o.version = if self.version_2 { 2 } else { 1 };
+        o.invalid_rate = 0.0;
+        o
+    })
         .next_line(&mut line);
         for (place, key, value) in self.inserts.iter().take(8) {
             let anchor: Vec<u8> = match place {
@@ -262,20 +264,19 @@ pub fn check_chokaq(data: &[u8]) {
         return;
     };
     for table in [None, Some(Table::Hot), Some(Table::Archive), Some(Table::Dlq)] {
-        let options = ChokaqOptions {
-            table,
-            ..ChokaqOptions::default()
-        };
+        let mut options = ChokaqOptions::default();
+        options.table = table;
         let mut importer = Importer::new(options, rules.options());
         let (mut out, mut errors, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
         if !importer.import(data, &doc, &mut out, &mut errors, &mut warnings) {
             assert!(!errors.is_empty());
             continue;
         }
-        let unlimited = EnvelopeRules::new(RuleOptions {
-            max_envelope_bytes: u64::MAX,
-            ..RuleOptions::default()
-        })
+        let unlimited = EnvelopeRules::new({
+        let mut o = RuleOptions::default();
+        o.max_envelope_bytes = u64::MAX;
+        o
+    })
         .unwrap();
         let mut verdict = Verdict::default();
         unlimited.check_line(&mut JsonParser::new(), &out, &mut verdict);

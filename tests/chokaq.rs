@@ -16,10 +16,8 @@ type Codes = Vec<(ErrorCode, String)>;
 
 /// Imports `row`; the envelope (validated) and the warnings, or every error.
 fn import(row: &str, table: Option<Table>) -> Result<(String, Vec<Diagnostic>), Codes> {
-    let options = ChokaqOptions {
-        table,
-        ..ChokaqOptions::default()
-    };
+    let mut options = ChokaqOptions::default();
+    options.table = table;
     let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
     let mut importer = Importer::new(options, rules.options());
     let mut parser = JsonParser::new();

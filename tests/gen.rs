@@ -23,11 +23,10 @@ fn every_line_is_judged_as_gen_meant() {
     let mut verdict = Verdict::default();
     for version in [1, 2] {
         for seed in [0, 1, 42] {
-            let options = GenOptions {
-                seed,
-                version,
-                invalid_rate: 0.3,
-            };
+            let mut options = GenOptions::default();
+            options.seed = seed;
+            options.version = version;
+            options.invalid_rate = 0.3;
             let mut drawn = std::collections::BTreeSet::new();
             for (index, (line, meant)) in lines(options, 1500).into_iter().enumerate() {
                 rules.check_line(&mut parser, &line, &mut verdict);
@@ -57,13 +56,13 @@ fn every_line_is_judged_as_gen_meant() {
 
 #[test]
 fn the_same_options_give_the_same_bytes() {
-    let options = GenOptions {
-        seed: 7,
-        version: 1,
-        invalid_rate: 0.1,
-    };
+    let mut options = GenOptions::default();
+    options.seed = 7;
+    options.version = 1;
+    options.invalid_rate = 0.1;
     assert_eq!(lines(options.clone(), 200), lines(options.clone(), 200));
-    let other = GenOptions { seed: 8, ..options };
+    let mut other = options.clone();
+    other.seed = 8;
     assert_ne!(lines(options, 20), lines(other, 20));
 }
 
@@ -87,9 +86,10 @@ fn lines_are_dlq_shaped() {
 #[test]
 fn v1_and_v2_differ_where_the_versions_do() {
     let v1 = lines(
-        GenOptions {
-            version: 1,
-            ..GenOptions::default()
+        {
+            let mut o = GenOptions::default();
+            o.version = 1;
+            o
         },
         50,
     );

@@ -30,10 +30,12 @@ const AWKWARD: &[&str] = &[
 /// after `headers`' first member and at the end, with white space around them.
 fn decorated(seed: u64, version: u32, extras: &[usize]) -> String {
     let mut line = Vec::new();
-    Generator::new(GenOptions {
-        seed,
-        version,
-        invalid_rate: 0.0,
+    Generator::new({
+        let mut o = GenOptions::default();
+        o.seed = seed;
+        o.version = version;
+        o.invalid_rate = 0.0;
+        o
     })
     .next_line(&mut line);
     let mut line = String::from_utf8(line).unwrap();
@@ -193,11 +195,9 @@ fn run(op: &MigrateOp, input: &[u8], jobs: usize, chunk_bytes: usize) -> (Vec<u8
         rejects: Some(&mut rejects),
         messages: None,
     };
-    let options = PipelineOptions {
-        jobs,
-        chunk_bytes,
-        ..PipelineOptions::default()
-    };
+    let mut options = PipelineOptions::default();
+    options.jobs = jobs;
+    options.chunk_bytes = chunk_bytes;
     pipeline::run(sources, op, options, outputs, None).unwrap();
     (out, rejects)
 }
@@ -206,10 +206,12 @@ fn run(op: &MigrateOp, input: &[u8], jobs: usize, chunk_bytes: usize) -> (Vec<u8
 fn migrate_writes_the_same_bytes_for_any_number_of_workers() {
     let mut input = Vec::new();
     for (seed, version) in [(1, 1), (2, 2)] {
-        let mut generator = Generator::new(GenOptions {
-            seed,
-            version,
-            invalid_rate: 0.1,
+        let mut generator = Generator::new({
+            let mut o = GenOptions::default();
+            o.seed = seed;
+            o.version = version;
+            o.invalid_rate = 0.1;
+            o
         });
         for _ in 0..400 {
             generator.next_line(&mut input);

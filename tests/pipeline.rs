@@ -28,10 +28,12 @@ fn op(format: ReportFormat) -> ValidateOp {
 /// `gen` lines with defects, and the awkward framing the reader must keep straight: CRLF
 /// terminators, blank and white-space lines, a BOM, and no final LF.
 fn awkward_stream(seed: u64, count: usize) -> Vec<u8> {
-    let mut generator = Generator::new(GenOptions {
-        seed,
-        version: 1 + (seed % 2) as u32,
-        invalid_rate: 0.2,
+    let mut generator = Generator::new({
+        let mut o = GenOptions::default();
+        o.seed = seed;
+        o.version = 1 + (seed % 2) as u32;
+        o.invalid_rate = 0.2;
+        o
     });
     let mut out = b"\xEF\xBB\xBF".to_vec();
     for i in 0..count {
@@ -155,12 +157,11 @@ fn any_jobs_and_any_chunk_size_give_the_sequential_bytes() {
         // default holds the whole input.
         for chunk_bytes in [1, 5_000, 64 << 10, pipeline::DEFAULT_CHUNK_BYTES] {
             for jobs in [1, 2, 3, 8] {
-                let options = PipelineOptions {
-                    jobs,
-                    chunk_bytes,
-                    max_line_bytes: CAP,
-                    line_buffered: false,
-                };
+                let mut options = PipelineOptions::default();
+                options.jobs = jobs;
+                options.chunk_bytes = chunk_bytes;
+                options.max_line_bytes = CAP;
+                options.line_buffered = false;
                 let (got, got_books) = parallel(&sources, &op, options);
                 let what = format!("{format:?}, {jobs} jobs, {chunk_bytes}-byte chunks");
                 for (g, w) in got.iter().zip(&want) {
@@ -178,12 +179,10 @@ fn line_buffered_runs_give_the_same_bytes() {
     let data = awkward_stream(3, 60);
     let op = op(ReportFormat::Json);
     let (want, _) = sequential(&[("x", &data)], &op);
-    let options = PipelineOptions {
-        jobs: 2,
-        max_line_bytes: CAP,
-        line_buffered: true,
-        ..PipelineOptions::default()
-    };
+    let mut options = PipelineOptions::default();
+    options.jobs = 2;
+    options.max_line_bytes = CAP;
+    options.line_buffered = true;
     let (got, _) = parallel(&[("x", &data)], &op, options);
     assert_eq!(got, want);
 }
@@ -241,10 +240,8 @@ fn a_failing_output_stops_an_endless_run() {
             rejects: None,
             messages: None,
         };
-        let options = PipelineOptions {
-            jobs: 2,
-            ..PipelineOptions::default()
-        };
+        let mut options = PipelineOptions::default();
+        options.jobs = 2;
         match pipeline::run(sources, &op, options, outputs, None) {
             Err(PipelineError::Output(e)) => assert_eq!(e.kind(), kind),
             other => panic!("expected an output error, got {other:?}"),
@@ -276,12 +273,10 @@ fn an_input_error_names_the_source_line_and_offset_after_the_lines_before_it() {
         rejects: None,
         messages: None,
     };
-    let options = PipelineOptions {
-        jobs: 2,
-        chunk_bytes: 4096,
-        max_line_bytes: CAP,
-        ..PipelineOptions::default()
-    };
+    let mut options = PipelineOptions::default();
+    options.jobs = 2;
+    options.chunk_bytes = 4096;
+    options.max_line_bytes = CAP;
     let err = pipeline::run(sources, &op, options, outputs, None).unwrap_err();
     let message = err.to_string();
     assert!(
@@ -332,11 +327,9 @@ fn a_panicking_operation_ends_the_run_with_an_error() {
                 name: "bombs".into(),
                 reader: Box::new(Cursor::new(input)),
             }];
-            let options = PipelineOptions {
-                jobs,
-                chunk_bytes: 256,
-                ..PipelineOptions::default()
-            };
+            let mut options = PipelineOptions::default();
+            options.jobs = jobs;
+            options.chunk_bytes = 256;
             let mut out = Vec::new();
             let outputs = Outputs {
                 primary: Some(&mut out),

@@ -562,10 +562,12 @@ fn every_valid_gen_line_of_both_versions_passes_and_stated_defects_fail() {
     for version in VERSIONS {
         let validator = &validators[version as usize - 1];
         // Valid lines only.
-        let mut generator = Generator::new(GenOptions {
-            seed: 7,
-            version,
-            invalid_rate: 0.0,
+        let mut generator = Generator::new({
+            let mut o = GenOptions::default();
+            o.seed = 7;
+            o.version = version;
+            o.invalid_rate = 0.0;
+            o
         });
         let mut line = Vec::new();
         for n in 0..400 {
@@ -581,10 +583,12 @@ fn every_valid_gen_line_of_both_versions_passes_and_stated_defects_fail() {
         }
         // Half the lines with one defect each: the valid ones still pass, and each defect a
         // schema can state is refused.
-        let mut generator = Generator::new(GenOptions {
-            seed: 11,
-            version,
-            invalid_rate: 0.5,
+        let mut generator = Generator::new({
+            let mut o = GenOptions::default();
+            o.seed = 11;
+            o.version = version;
+            o.invalid_rate = 0.5;
+            o
         });
         let mut refused = 0;
         for n in 0..400 {

@@ -40,8 +40,11 @@ pub use text::{
     push_json_string, truncated, ulid_ignoring_case, utf16_len, DotNetException,
 };
 
-/// How rows are read.
+/// How rows are read. Start from [`ChokaqOptions::default`] (the table inferred per row, a
+/// 600 s zombie timeout, ChokaQ's 1,000,000-byte payload limit, the 16 MiB reader cap) and set
+/// the fields that differ (`#[non_exhaustive]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ChokaqOptions {
     /// The table of every row (`--chokaq-table`); `None` infers it per row.
     pub table: Option<Table>,

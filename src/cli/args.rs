@@ -51,11 +51,10 @@ impl InputArgs {
     /// The size limits of these arguments (`--max-envelope-bytes`, `--queue-limit`), every
     /// other rule option at its default.
     pub fn rule_options(&self) -> rdq_envelope::RuleOptions {
-        rdq_envelope::RuleOptions {
-            max_envelope_bytes: self.max_envelope_bytes,
-            queue_limits: self.queue_limit.iter().cloned().collect(),
-            ..rdq_envelope::RuleOptions::default()
-        }
+        let mut options = rdq_envelope::RuleOptions::default();
+        options.max_envelope_bytes = self.max_envelope_bytes;
+        options.queue_limits = self.queue_limit.iter().cloned().collect();
+        options
     }
 }
 

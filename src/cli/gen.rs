@@ -93,10 +93,12 @@ pub fn run(args: GenArgs) -> anyhow::Result<Outcome> {
         out.commit()?;
         return Ok(Outcome::Clean);
     }
-    let mut generator = Generator::new(GenOptions {
-        seed: args.seed,
-        version,
-        invalid_rate,
+    let mut generator = Generator::new({
+        let mut o = GenOptions::default();
+        o.seed = args.seed;
+        o.version = version;
+        o.invalid_rate = invalid_rate;
+        o
     });
     for _ in 0..args.count {
         line.clear();

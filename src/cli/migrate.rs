@@ -138,15 +138,17 @@ fn op(args: &MigrateArgs) -> anyhow::Result<MigrateOp> {
         }
         From::Chokaq => {
             let defaults = ChokaqOptions::default();
-            MigrateSource::Chokaq(ChokaqOptions {
-                table: args.chokaq_table.map(Table::from),
-                zombie_timeout_s: args
+            MigrateSource::Chokaq({
+                let mut o = ChokaqOptions::default();
+                o.table = args.chokaq_table.map(Table::from);
+                o.zombie_timeout_s = args
                     .chokaq_zombie_timeout
-                    .unwrap_or(defaults.zombie_timeout_s),
-                max_payload_bytes: args
+                    .unwrap_or(defaults.zombie_timeout_s);
+                o.max_payload_bytes = args
                     .chokaq_max_payload_bytes
-                    .unwrap_or(defaults.max_payload_bytes),
-                max_line_bytes: args.input.max_line_bytes,
+                    .unwrap_or(defaults.max_payload_bytes);
+                o.max_line_bytes = args.input.max_line_bytes;
+                o
             })
         }
     };

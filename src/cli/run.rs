@@ -111,12 +111,10 @@ pub fn run_then<Op: LineOperation>(
             )
         })
         .flatten();
-    let options = PipelineOptions {
-        jobs,
-        max_line_bytes: input.max_line_bytes,
-        line_buffered: output.line_buffered,
-        ..PipelineOptions::default()
-    };
+    let mut options = PipelineOptions::default();
+    options.jobs = jobs;
+    options.max_line_bytes = input.max_line_bytes;
+    options.line_buffered = output.line_buffered;
     let run = Run {
         options,
         messages,

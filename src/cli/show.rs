@@ -64,11 +64,9 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
     let op = ShowOp::new(EnvelopeRules::new(options)?, args.id, args.all, payload)
         .escaping_controls(std::io::stdout().is_terminal());
     let mut stdout = OutputFile::stdout_compressed(OutputCompression::None)?;
-    let options = PipelineOptions {
-        jobs: run::jobs(&args.input),
-        max_line_bytes: args.input.max_line_bytes,
-        ..PipelineOptions::default()
-    };
+    let mut options = PipelineOptions::default();
+    options.jobs = run::jobs(&args.input);
+    options.max_line_bytes = args.input.max_line_bytes;
     let mut stderr = OutputFile::stderr();
     let outputs = Outputs {
         primary: Some(&mut stdout),

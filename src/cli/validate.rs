@@ -5,7 +5,7 @@ use clap::{Args, ValueEnum};
 
 use rdq_envelope::batch::{Command, ValidateConfig};
 use rdq_envelope::ops::{ReportFormat, ValidateOp};
-use rdq_envelope::{EnvelopeRules, RuleOptions};
+use rdq_envelope::EnvelopeRules;
 
 use super::{run, InputArgs, Outcome, OutputArgs};
 
@@ -92,12 +92,10 @@ fn op(args: &ValidateArgs) -> anyhow::Result<ValidateOp> {
         // Both warnings read fields the server assigns, which a submit line may not carry.
         bail!("--warnings does not go with --submit: a submit line has no id, created_at or attempts to warn about");
     }
-    let options = RuleOptions {
-        submit: args.submit,
-        require_version: args.require_version,
-        warnings: true,
-        ..args.input.rule_options()
-    };
+    let mut options = args.input.rule_options();
+    options.submit = args.submit;
+    options.require_version = args.require_version;
+    options.warnings = true;
     Ok(ValidateOp {
         rules: EnvelopeRules::new(options)?,
         format: match args.format {

@@ -21,9 +21,11 @@ pub(crate) use rules::Top;
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::json::{Document, JsonParser};
 
-/// The rules' judgement of one line: every error and warning it found. Owned (it borrows
+/// The rules' judgement of one line: every error and warning it found (`#[non_exhaustive]`:
+/// read its fields, make one with `Verdict::default()`). Owned (it borrows
 /// nothing from the line) and reusable: [`EnvelopeRules::check_line`] clears it first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Verdict {
     /// Broken rules; the line is valid exactly when this is empty.
     pub errors: Vec<Diagnostic>,
@@ -57,7 +59,9 @@ impl Verdict {
 /// ```
 /// use rdq_envelope::{EnvelopeRules, JsonParser, RuleOptions, Verdict};
 ///
-/// let rules = EnvelopeRules::new(RuleOptions { submit: true, ..RuleOptions::default() }).unwrap();
+/// let mut options = RuleOptions::default();
+/// options.submit = true;
+/// let rules = EnvelopeRules::new(options).unwrap();
 /// let mut parser = JsonParser::new();
 /// let mut verdict = Verdict::default();
 /// let line = br#"{"queue":"mail","handler_ref":"send","payload":"e30=","payload_content_type":"application/json"}"#;

@@ -20,8 +20,22 @@ pub const NEWEST_VERSION: u32 = 2;
 /// The default envelope size limit: 1 MiB.
 pub const DEFAULT_MAX_ENVELOPE_BYTES: u64 = 1024 * 1024;
 
-/// What the rules are asked to check. Build one, then turn it into [`crate::EnvelopeRules`].
+/// What the rules are asked to check. Start from [`RuleOptions::default`] (a 1 MiB size limit
+/// for every queue, full envelopes, any supported version, warnings computed), set the fields
+/// that differ, then turn it into [`crate::EnvelopeRules`]:
+///
+/// ```
+/// let mut options = rdq_envelope::RuleOptions::default();
+/// options.max_envelope_bytes = 256 * 1024;
+/// options.queue_limits.insert("media.thumbnails".into(), 4 << 20);
+/// let rules = rdq_envelope::EnvelopeRules::new(options)?;
+/// # Ok::<(), rdq_envelope::OptionsError>(())
+/// ```
+///
+/// New options may come in later versions (the type is `#[non_exhaustive]`), each with a
+/// default that keeps today's behaviour.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RuleOptions {
     /// The envelope size limit for queues without one of their own (`PAYLOAD_TOO_LARGE`).
     pub max_envelope_bytes: u64,

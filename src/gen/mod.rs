@@ -29,8 +29,11 @@ use rand_pcg::Pcg64Mcg;
 use crate::diagnostic::ErrorCode;
 use crate::envelope::formats::{push_optional_timestamp, push_timestamp};
 
-/// What to generate.
+/// What to generate. Start from [`GenOptions::default`] (seed 0, the newest version, no
+/// defects) and set the fields that differ (`#[non_exhaustive]`: new options come with
+/// defaults that keep today's lines).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GenOptions {
     /// The seed: the same seed and options give the same lines.
     pub seed: u64,

@@ -131,8 +131,11 @@ impl Source {
     }
 }
 
-/// How the pipeline runs.
+/// How the pipeline runs. Start from [`PipelineOptions::default`] (one worker per available
+/// core, 1 MiB chunks, the 16 MiB reader cap, output in large blocks) and set the fields that
+/// differ; new options come with defaults that keep today's behaviour (`#[non_exhaustive]`).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct PipelineOptions {
     /// Worker threads (at least 1).
     pub jobs: usize,

@@ -11,9 +11,11 @@ use crate::diagnostic::{Diagnostic, ErrorCode};
 /// `lines = blank + emitted + rejected + filtered_out`.
 ///
 /// It reads back from its own JSON (`batch` keeps each shard's in its manifest); a code the
-/// crate does not know is an error there.
+/// crate does not know is an error there. `#[non_exhaustive]`: read its fields; the pipeline
+/// makes it (`Summary::default()` is the empty books).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Summary {
     /// Every line, blank ones included.
     pub lines: u64,
