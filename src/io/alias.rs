@@ -57,9 +57,7 @@ impl Named {
     fn is_stdout(&self) -> bool {
         match &self.stream {
             Stream::Stdout => true,
-            Stream::Path(p) => ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
-                .iter()
-                .any(|s| p == Path::new(s)),
+            Stream::Path(p) => super::output::names_stdout(p),
             _ => false,
         }
     }

@@ -184,9 +184,7 @@ impl OutputFile {
         };
         Ok(OutputFile {
             out: layer(target, compression)?,
-            is_stdout: ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
-                .iter()
-                .any(|p| path == Path::new(p)),
+            is_stdout: names_stdout(path),
             name,
         })
     }
@@ -272,6 +270,13 @@ impl OutputFile {
         }
         Ok(())
     }
+}
+
+/// Whether `path` is a name of this process's standard output (`/dev/stdout` and its kin).
+pub(super) fn names_stdout(path: &Path) -> bool {
+    ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+        .iter()
+        .any(|name| path == Path::new(name))
 }
 
 /// Commits several outputs all or nothing, as far as a file system allows: every one is

@@ -4,18 +4,11 @@
 
 use super::*;
 
-/// `YYYY-MM-DD` of a day number (days since 1970-01-01; Howard Hinnant's civil_from_days).
+/// `YYYY-MM-DD` of a day number (days since 1970-01-01).
 fn civil(days: i64) -> String {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    let mut text = Vec::new();
+    rdq_envelope::envelope::formats::push_timestamp(&mut text, days * 86_400_000);
+    String::from_utf8(text[..10].to_vec()).unwrap()
 }
 
 /// A valid DEAD envelope whose queue, redrive count, creation day and error type are all
