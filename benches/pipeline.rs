@@ -63,14 +63,11 @@ fn reader(c: &mut Criterion) {
 
 fn whole_pipeline(c: &mut Criterion) {
     let (data, _) = stream();
-    let op = ValidateOp {
-        rules: EnvelopeRules::new(RuleOptions::default()).expect("default options"),
-        format: ReportFormat::Json,
-        report_warnings: false,
-        keep_valid: true,
-        write_rejects: true,
-        max_line_bytes: rdq_envelope::framing::DEFAULT_MAX_LINE_BYTES,
-    };
+    let mut op =
+        ValidateOp::new(EnvelopeRules::new(RuleOptions::default()).expect("default options"));
+    op.format = ReportFormat::Json;
+    op.keep_valid = true;
+    op.write_rejects = true;
     let mut group = c.benchmark_group("pipeline_validate");
     group.sample_size(20);
     group.throughput(Throughput::Bytes(data.len() as u64));

@@ -120,14 +120,12 @@ pub fn check_pipeline(data: &[u8]) {
     let [size, jobs, input @ ..] = data else {
         return;
     };
-    let op = ValidateOp {
-        rules: EnvelopeRules::new(RuleOptions::default()).unwrap(),
-        format: ReportFormat::Json,
-        report_warnings: true,
-        keep_valid: true,
-        write_rejects: true,
-        max_line_bytes: 300,
-    };
+    let mut op = ValidateOp::new(EnvelopeRules::new(RuleOptions::default()).unwrap());
+    op.format = ReportFormat::Json;
+    op.report_warnings = true;
+    op.keep_valid = true;
+    op.write_rejects = true;
+    op.max_line_bytes = 300;
     let run = |chunk_bytes: usize, jobs: usize| {
         let (mut primary, mut valid, mut rejects) = (Vec::new(), Vec::new(), Vec::new());
         let sources = vec![Source::Reader {

@@ -19,10 +19,10 @@ use crate::diagnostic::ErrorCode;
 
 /// The valid version 1 envelope of docs/envelope.md#what-an-envelope-is, which most examples
 /// change in one place (583 bytes).
-pub const VALID_V1: &str = r#"{"envelope_version":1,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"rdq.source":"api","traceparent":"00-abc"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+pub(crate) const VALID_V1: &str = r#"{"envelope_version":1,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"rdq.source":"api","traceparent":"00-abc"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
 
 /// The same task as version 2: what `rdq-envelope migrate` writes from [`VALID_V1`].
-pub const VALID_V2: &str = r#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+pub(crate) const VALID_V2: &str = r#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
 
 /// One code's entry.
 #[derive(Debug)]
@@ -62,7 +62,7 @@ pub struct Example {
 pub enum ExampleLine {
     /// A whole line.
     Whole(&'static str),
-    /// The valid envelope of this version ([`VALID_V1`], [`VALID_V2`]), unchanged.
+    /// The valid envelope of this version (the catalogue's `VALID_V1`, `VALID_V2`), unchanged.
     Valid(u32),
     /// The valid envelope of `version` with its first `from` replaced by `to`.
     Edit {

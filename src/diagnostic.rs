@@ -137,19 +137,19 @@ pub struct Diagnostic {
     pub message: String,
 }
 
-/// The most diagnostics one line lists before the rest are summed up (see [`push_capped`]).
+/// The most diagnostics one line lists before the rest are summed up (see `push_capped`).
 pub const MAX_DIAGNOSTICS_PER_LINE: usize = 100;
 
-/// The longest `path` a diagnostic carries; a longer one is cut (see [`cut_text`]).
+/// The longest `path` a diagnostic carries; a longer one is cut (see `cut_text`).
 pub const MAX_PATH_BYTES: usize = 256;
 
-/// The longest `message` a diagnostic carries; a longer one is cut (see [`cut_text`]).
+/// The longest `message` a diagnostic carries; a longer one is cut (see `cut_text`).
 pub const MAX_MESSAGE_BYTES: usize = 1024;
 
-/// The longest marker [`cut_text`] adds: `…(+N bytes)` for any N of 20 digits or fewer.
+/// The longest marker `cut_text` adds: `…(+N bytes)` for any N of 20 digits or fewer.
 const MARKER_ROOM: usize = "…(+".len() + 20 + " bytes)".len();
 
-/// The most of an offending value that a message quotes (see [`quoted`]).
+/// The most of an offending value that a message quotes (see `quoted`).
 pub const MAX_QUOTED_BYTES: usize = 64;
 
 /// `text` cut to its first `max` bytes (moved back to a character boundary), followed by
@@ -158,14 +158,7 @@ pub const MAX_QUOTED_BYTES: usize = 64;
 /// A diagnostic's path and message are cut this way ([`MAX_PATH_BYTES`],
 /// [`MAX_MESSAGE_BYTES`]), so that what a line's diagnostics hold is bounded whatever the
 /// line: a cut path is no longer a pointer to a value, the marker says so.
-///
-/// ```
-/// use rdq_envelope::diagnostic::cut_text;
-/// assert_eq!(cut_text("/headers/abcdef", 11), "/headers/ab…(+4 bytes)");
-/// assert_eq!(cut_text("/a/é", 4), "/a/…(+2 bytes)");
-/// assert_eq!(cut_text("/a", 4), "/a");
-/// ```
-pub fn cut_text(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+pub(crate) fn cut_text(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     if text.len() <= max {
         return text.into();
     }
@@ -189,13 +182,7 @@ fn cut_in_place(text: &mut String, max: usize) {
 
 /// A value quoted in a message: Rust's `{:?}` form of its first [`MAX_QUOTED_BYTES`] bytes,
 /// then `…(+N bytes)` when it is longer.
-///
-/// ```
-/// use rdq_envelope::diagnostic::quoted;
-/// assert_eq!(quoted("a\"b").to_string(), r#""a\"b""#);
-/// assert_eq!(quoted(&"x".repeat(70)).to_string(), format!("{:?}…(+6 bytes)", "x".repeat(64)));
-/// ```
-pub fn quoted(value: &str) -> impl fmt::Display + '_ {
+pub(crate) fn quoted(value: &str) -> impl fmt::Display + '_ {
     struct Quoted<'a>(&'a str);
     impl fmt::Display for Quoted<'_> {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -221,7 +208,7 @@ fn summed_up(d: &Diagnostic) -> Option<u64> {
 
 /// Whether `d` is the summary diagnostic of a capped line ([`push_capped`]), and how many
 /// diagnostics it stands for.
-pub fn omitted_count(d: &Diagnostic) -> Option<u64> {
+pub(crate) fn omitted_count(d: &Diagnostic) -> Option<u64> {
     if d.path.is_empty() {
         summed_up(d)
     } else {
@@ -239,25 +226,11 @@ pub fn omitted_count(d: &Diagnostic) -> Option<u64> {
 /// - every other one is only counted, in one last diagnostic that sums them up: the code of
 ///   the first one left out (a code the list already has), the path `""` and the message
 ///   `... and N more diagnostics on this line`.
-///
-/// ```
-/// use rdq_envelope::diagnostic::{push_capped, Diagnostic, ErrorCode, MAX_DIAGNOSTICS_PER_LINE};
-/// let mut list = Vec::new();
-/// for i in 0..MAX_DIAGNOSTICS_PER_LINE + 5 {
-///     push_capped(&mut list, ErrorCode::DuplicateKey, || {
-///         Diagnostic::new(ErrorCode::DuplicateKey, format!("/k{i}"), "repeated")
-///     });
-/// }
-/// push_capped(&mut list, ErrorCode::WrongType, || {
-///     Diagnostic::new(ErrorCode::WrongType, "/queue", "expected a string")
-/// });
-/// assert_eq!(list.len(), MAX_DIAGNOSTICS_PER_LINE + 2);
-/// assert_eq!(list[MAX_DIAGNOSTICS_PER_LINE].code, ErrorCode::WrongType);
-/// let last = list.last().unwrap();
-/// assert_eq!((last.code, last.path.as_str()), (ErrorCode::DuplicateKey, ""));
-/// assert_eq!(last.message, "... and 5 more diagnostics on this line");
-/// ```
-pub fn push_capped(list: &mut Vec<Diagnostic>, code: ErrorCode, make: impl FnOnce() -> Diagnostic) {
+pub(crate) fn push_capped(
+    list: &mut Vec<Diagnostic>,
+    code: ErrorCode,
+    make: impl FnOnce() -> Diagnostic,
+) {
     if list.len() < MAX_DIAGNOSTICS_PER_LINE {
         list.push(make());
         return;
@@ -276,7 +249,7 @@ pub fn push_capped(list: &mut Vec<Diagnostic>, code: ErrorCode, make: impl FnOnc
 
 /// Counts `n` more diagnostics of `code` left out of `list` (past the cap of [`push_capped`],
 /// with one of that code already kept).
-pub fn push_omitted(list: &mut Vec<Diagnostic>, code: ErrorCode, n: u64) {
+pub(crate) fn push_omitted(list: &mut Vec<Diagnostic>, code: ErrorCode, n: u64) {
     if n > 0 {
         let summary = list.iter().rposition(|d| omitted_count(d).is_some());
         omit(list, summary, code, n);
@@ -303,7 +276,7 @@ fn omit(list: &mut Vec<Diagnostic>, summary: Option<usize>, code: ErrorCode, n: 
 
 impl Diagnostic {
     /// A diagnostic of `code` at `path`. A path over [`MAX_PATH_BYTES`] or a message over
-    /// [`MAX_MESSAGE_BYTES`] is cut ([`cut_text`]).
+    /// [`MAX_MESSAGE_BYTES`] is cut (`cut_text`).
     pub fn new(code: ErrorCode, path: impl Into<String>, message: impl Into<String>) -> Self {
         let (mut path, mut message) = (path.into(), message.into());
         // A path from `pointer` or `cut_text` is cut already, and its marker takes it past
@@ -331,7 +304,7 @@ impl Diagnostic {
 }
 
 /// Appends `token` to an RFC 6901 pointer as one reference token (`~` → `~0`, `/` → `~1`).
-pub fn push_pointer_token(pointer: &mut String, token: &str) {
+pub(crate) fn push_pointer_token(pointer: &mut String, token: &str) {
     pointer.push('/');
     for c in token.chars() {
         match c {
@@ -345,7 +318,7 @@ pub fn push_pointer_token(pointer: &mut String, token: &str) {
 /// `prefix` with `token` appended as a reference token: `pointer("/headers", "a/b")` is
 /// `/headers/a~1b`. Cut as a diagnostic's path is ([`MAX_PATH_BYTES`], [`cut_text`]), without
 /// building the whole pointer first.
-pub fn pointer(prefix: &str, token: &str) -> String {
+pub(crate) fn pointer(prefix: &str, token: &str) -> String {
     let escapes = token.bytes().filter(|&b| b == b'~' || b == b'/').count();
     let full = prefix.len() + 1 + token.len() + escapes;
     if full <= MAX_PATH_BYTES {
@@ -369,6 +342,46 @@ pub fn pointer(prefix: &str, token: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cut_text_examples() {
+        use crate::diagnostic::cut_text;
+        assert_eq!(cut_text("/headers/abcdef", 11), "/headers/ab…(+4 bytes)");
+        assert_eq!(cut_text("/a/é", 4), "/a/…(+2 bytes)");
+        assert_eq!(cut_text("/a", 4), "/a");
+    }
+
+    #[test]
+    fn quoted_examples() {
+        use crate::diagnostic::quoted;
+        assert_eq!(quoted("a\"b").to_string(), r#""a\"b""#);
+        assert_eq!(
+            quoted(&"x".repeat(70)).to_string(),
+            format!("{:?}…(+6 bytes)", "x".repeat(64))
+        );
+    }
+
+    #[test]
+    fn push_capped_examples() {
+        use crate::diagnostic::{push_capped, Diagnostic, ErrorCode, MAX_DIAGNOSTICS_PER_LINE};
+        let mut list = Vec::new();
+        for i in 0..MAX_DIAGNOSTICS_PER_LINE + 5 {
+            push_capped(&mut list, ErrorCode::DuplicateKey, || {
+                Diagnostic::new(ErrorCode::DuplicateKey, format!("/k{i}"), "repeated")
+            });
+        }
+        push_capped(&mut list, ErrorCode::WrongType, || {
+            Diagnostic::new(ErrorCode::WrongType, "/queue", "expected a string")
+        });
+        assert_eq!(list.len(), MAX_DIAGNOSTICS_PER_LINE + 2);
+        assert_eq!(list[MAX_DIAGNOSTICS_PER_LINE].code, ErrorCode::WrongType);
+        let last = list.last().unwrap();
+        assert_eq!(
+            (last.code, last.path.as_str()),
+            (ErrorCode::DuplicateKey, "")
+        );
+        assert_eq!(last.message, "... and 5 more diagnostics on this line");
+    }
+
     use super::*;
 
     #[test]

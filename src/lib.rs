@@ -12,6 +12,14 @@
 //! - [`pipeline::run`] applies a [`pipeline::LineOperation`] (the ones the command line runs
 //!   are in [`ops`]) to every line of any readers, in parallel, writing in input order.
 //!
+//! Beside those: [`framing`] (the line reader), [`json`] (the lossless parser and its values),
+//! [`chokaq`] (the ChokaQ import), [`batch`] (folders of shards, resumable), [`io`] (readers
+//! that decompress, outputs committed all or nothing, alias checks), [`report`] (diagnostic
+//! records), [`catalogue`] (every error code explained), [`gen`] and [`schema`]. The command
+//! line is built on exactly this API; helpers only the library needs are private, and option
+//! and operation types are `#[non_exhaustive]`: start from their `Default` or `new` (whose
+//! documentation lists the defaults) and set the fields that differ.
+//!
 //! ```
 //! use rdq_envelope::migrate::{Migration, Migrator};
 //! use rdq_envelope::ops::{ReportFormat, ValidateOp};
@@ -37,14 +45,9 @@
 //! input.extend_from_slice(b"\n");
 //! input.extend_from_slice(&String::from_utf8_lossy(line).replace("01HWT", "01hwt").into_bytes());
 //! input.extend_from_slice(b"\n\n");
-//! let op = ValidateOp {
-//!     rules,
-//!     format: ReportFormat::Human,
-//!     report_warnings: false,
-//!     keep_valid: true,
-//!     write_rejects: false,
-//!     max_line_bytes: rdq_envelope::framing::DEFAULT_MAX_LINE_BYTES,
-//! };
+//! let mut op = ValidateOp::new(rules);
+//! op.format = ReportFormat::Human;
+//! op.keep_valid = true;
 //! let sources = vec![Source::Reader { name: "dlq".into(), reader: Box::new(std::io::Cursor::new(input)) }];
 //! let (mut diagnostics, mut valid) = (Vec::new(), Vec::new());
 //! let outputs = Outputs {

@@ -12,7 +12,7 @@ use crate::framing::{Line, LineKind};
 use crate::pipeline::Summary;
 
 /// How many leading bytes of an over-long line a rejects record holds.
-pub const REJECT_RAW_BYTES: usize = 65_536;
+pub(crate) const REJECT_RAW_BYTES: usize = 65_536;
 
 impl Serialize for ErrorCode {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -219,15 +219,10 @@ fn migrate_writes_the_same_bytes_for_any_number_of_workers() {
         }
     }
     for to in [1, 2] {
-        let op = MigrateOp {
-            source: rdq_envelope::ops::MigrateSource::Rdq,
-            rules: EnvelopeRules::new(RuleOptions::default()).unwrap(),
-            to,
-            report_warnings: false,
-            warnings_out: false,
-            write_rejects: true,
-            max_line_bytes: 1 << 20,
-        };
+        let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
+        let mut op = MigrateOp::new(rules, rdq_envelope::ops::MigrateSource::Rdq, to).unwrap();
+        op.write_rejects = true;
+        op.max_line_bytes = 1 << 20;
         let one = run(&op, &input, 1, 1 << 20);
         assert!(!one.0.is_empty() && !one.1.is_empty());
         for (jobs, chunk_bytes) in [(2, 1 << 20), (2, 7_000), (3, 1)] {

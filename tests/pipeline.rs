@@ -15,14 +15,13 @@ use rdq_envelope::{Diagnostic, EnvelopeRules, JsonParser, RuleOptions, Verdict};
 const CAP: usize = 6_000;
 
 fn op(format: ReportFormat) -> ValidateOp {
-    ValidateOp {
-        rules: EnvelopeRules::new(RuleOptions::default()).unwrap(),
-        format,
-        report_warnings: true,
-        keep_valid: true,
-        write_rejects: true,
-        max_line_bytes: CAP,
-    }
+    let mut op = ValidateOp::new(EnvelopeRules::new(RuleOptions::default()).unwrap());
+    op.format = format;
+    op.report_warnings = true;
+    op.keep_valid = true;
+    op.write_rejects = true;
+    op.max_line_bytes = CAP;
+    op
 }
 
 /// `gen` lines with defects, and the awkward framing the reader must keep straight: CRLF
@@ -347,4 +346,32 @@ fn a_panicking_operation_ends_the_run_with_an_error() {
             }
         }
     }
+}
+
+/// The operations' constructors refuse what would make every line wrong, instead of
+/// panicking or writing invalid envelopes later.
+#[test]
+fn op_constructors_refuse_bad_settings() {
+    use rdq_envelope::migrate::MigrateError;
+    use rdq_envelope::ops::{InvalidTimestamp, MigrateOp, MigrateSource, RedriveOp};
+    let rules = || EnvelopeRules::new(RuleOptions::default()).unwrap();
+    for to in [0, 3, u32::MAX] {
+        let refused = MigrateOp::new(rules(), MigrateSource::Rdq, to).unwrap_err();
+        assert!(matches!(refused, MigrateError::UnsupportedVersion(v) if v == to));
+    }
+    assert_eq!(
+        MigrateOp::new(rules(), MigrateSource::Rdq, 1).unwrap().to(),
+        1
+    );
+    for at in [
+        "",
+        "2024-05-01",
+        "2024-05-01T12:00:00Z",
+        "2024-02-30T00:00:00.000Z",
+    ] {
+        let refused = RedriveOp::new(rules(), at).unwrap_err();
+        assert_eq!(refused, InvalidTimestamp(at.to_owned()));
+    }
+    let op = RedriveOp::new(rules(), "2024-05-01T12:00:00.000Z").unwrap();
+    assert_eq!(op.at(), "2024-05-01T12:00:00.000Z");
 }

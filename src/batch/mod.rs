@@ -2,7 +2,7 @@
 //! a folder into another folder, resumably.
 //!
 //! Each shard is one run of the operation on the pipeline, writing `STEM.jsonl[.zst]`,
-//! `STEM.rejects.jsonl[.zst]` and `STEM.summary.json` ([`ShardOutputs`]). `manifest.json`
+//! `STEM.rejects.jsonl[.zst]` and `STEM.summary.json` (see `ShardOutputs`). `manifest.json`
 //! ([`Manifest`]) records the run's [`Config`] and every shard's input (size, BLAKE3), outputs,
 //! books and state, and is rewritten atomically as shards end, so a stopped run loses only the
 //! shards in flight: a rerun keeps the shards done on unchanged input and redoes the rest
@@ -32,7 +32,8 @@ pub use config::{
     Command, Compress, Config, FilterConfig, Limits, MigrateConfig, MigrateFrom, ValidateConfig,
 };
 pub use manifest::{read_entries, Entry, Manifest, State, MANIFEST, MANIFEST_FORMAT, SUMMARY};
-pub use shards::{first_clash, hash_file, list_shards, Shard, ShardOutputs};
+pub use shards::Shard;
+pub(crate) use shards::{first_clash, list_shards, ShardOutputs};
 
 use crate::pipeline::{PipelineError, Summary};
 

@@ -35,9 +35,9 @@ use crate::json::{Document, JsonParser, Value, ValueKind};
 
 pub use columns::Table;
 use columns::{Col, Kind, COLUMNS, COLUMN_COUNT, FAILURE_REASONS, TELLING};
-pub use text::{
+pub(crate) use text::{
     derived_ulid, normalize_name, parse_datetime2, parse_dotnet_exception, percent_encode,
-    push_json_string, truncated, ulid_ignoring_case, utf16_len, DotNetException,
+    push_json_string, truncated, ulid_ignoring_case, utf16_len,
 };
 
 /// How rows are read. Start from [`ChokaqOptions::default`] (the table inferred per row, a

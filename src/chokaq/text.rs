@@ -7,13 +7,6 @@ use crate::envelope::formats::{calendar_ms, TRUNCATION_MARKER};
 
 /// A `datetime2(7)` time in UTC (`2026-04-30T14:32:07.1234567`, `T` or a space, 0–7 fraction
 /// digits, an optional upper-case `Z`), cut to milliseconds since the Unix epoch.
-///
-/// ```
-/// use rdq_envelope::chokaq::parse_datetime2;
-/// assert_eq!(parse_datetime2("1970-01-01 00:00:01.9999999"), Some(1999));
-/// assert_eq!(parse_datetime2("1970-01-01T00:00:00Z"), Some(0));
-/// assert_eq!(parse_datetime2("1970-01-01t00:00:00"), None);
-/// ```
 pub fn parse_datetime2(s: &str) -> Option<i64> {
     let b = s.as_bytes();
     if b.len() < 19
@@ -138,13 +131,6 @@ pub struct DotNetException<'a> {
 }
 
 /// Parses a .NET exception text (docs/chokaq.md#dlq-errors).
-///
-/// ```
-/// use rdq_envelope::chokaq::parse_dotnet_exception;
-/// let text = "System.TimeoutException: took too long\r\nafter 3 tries\r\n   at A.B()";
-/// let e = parse_dotnet_exception(text).unwrap();
-/// assert_eq!((e.type_name, e.message, e.stack), ("System.TimeoutException", "took too long\r\nafter 3 tries", Some("   at A.B()")));
-/// ```
 pub fn parse_dotnet_exception(text: &str) -> Option<DotNetException<'_>> {
     let first_line_end = text.find('\n').unwrap_or(text.len());
     let first_line = text[..first_line_end]
@@ -208,6 +194,29 @@ pub fn push_json_string(out: &mut Vec<u8>, text: &str) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn parse_datetime2_examples() {
+        use crate::chokaq::parse_datetime2;
+        assert_eq!(parse_datetime2("1970-01-01 00:00:01.9999999"), Some(1999));
+        assert_eq!(parse_datetime2("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(parse_datetime2("1970-01-01t00:00:00"), None);
+    }
+
+    #[test]
+    fn parse_dotnet_exception_examples() {
+        use crate::chokaq::parse_dotnet_exception;
+        let text = "System.TimeoutException: took too long\r\nafter 3 tries\r\n   at A.B()";
+        let e = parse_dotnet_exception(text).unwrap();
+        assert_eq!(
+            (e.type_name, e.message, e.stack),
+            (
+                "System.TimeoutException",
+                "took too long\r\nafter 3 tries",
+                Some("   at A.B()")
+            )
+        );
+    }
+
     use super::*;
 
     #[test]

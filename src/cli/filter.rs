@@ -201,22 +201,22 @@ fn predicates(args: &FilterArgs) -> anyhow::Result<Predicates> {
         );
     }
     let globs = |list: &[String]| list.iter().map(|g| Glob::new(g)).collect::<Vec<_>>();
-    Ok(Predicates {
-        queue: globs(&args.queue),
-        handler: globs(&args.handler),
-        status: args.status.clone(),
-        error_type: globs(&args.error_type),
-        last_error_type: globs(&args.last_error_type),
-        outcome: args.outcome.clone(),
-        since,
-        until,
-        id: args.id.clone(),
-        header,
-        min_attempts: args.min_attempts,
-        max_attempts: args.max_attempts,
-        min_redrives: args.min_redrives,
-        payload_contains: args.payload_contains.clone(),
-    })
+    let mut p = Predicates::default();
+    p.queue = globs(&args.queue);
+    p.handler = globs(&args.handler);
+    p.status = args.status.clone();
+    p.error_type = globs(&args.error_type);
+    p.last_error_type = globs(&args.last_error_type);
+    p.outcome = args.outcome.clone();
+    p.since = since;
+    p.until = until;
+    p.id = args.id.clone();
+    p.header = header;
+    p.min_attempts = args.min_attempts;
+    p.max_attempts = args.max_attempts;
+    p.min_redrives = args.min_redrives;
+    p.payload_contains = args.payload_contains.clone();
+    Ok(p)
 }
 
 pub fn run(args: FilterArgs) -> anyhow::Result<Outcome> {
@@ -269,12 +269,10 @@ fn op(args: &FilterArgs) -> anyhow::Result<FilterOp> {
     // Predicates are checked before any input is read: a bad one is a usage error.
     let predicates = predicates(args)?;
     let options = args.input.rule_options();
-    Ok(FilterOp {
-        rules: EnvelopeRules::new(options)?,
-        predicates,
-        invert: args.invert,
-        count_only: args.count,
-        write_rejects: args.output.rejects.is_some(),
-        max_line_bytes: args.input.max_line_bytes,
-    })
+    let mut op = FilterOp::new(EnvelopeRules::new(options)?, predicates);
+    op.invert = args.invert;
+    op.count_only = args.count;
+    op.write_rejects = args.output.rejects.is_some();
+    op.max_line_bytes = args.input.max_line_bytes;
+    Ok(op)
 }

@@ -152,13 +152,10 @@ fn op(args: &MigrateArgs) -> anyhow::Result<MigrateOp> {
             })
         }
     };
-    Ok(MigrateOp {
-        rules: EnvelopeRules::new(options)?,
-        source,
-        to: args.to,
-        report_warnings: args.warnings,
-        warnings_out: args.warnings_out.is_some(),
-        write_rejects: args.output.rejects.is_some(),
-        max_line_bytes: args.input.max_line_bytes,
-    })
+    let mut op = MigrateOp::new(EnvelopeRules::new(options)?, source, args.to)?;
+    op.report_warnings = args.warnings;
+    op.warnings_out = args.warnings_out.is_some();
+    op.write_rejects = args.output.rejects.is_some();
+    op.max_line_bytes = args.input.max_line_bytes;
+    Ok(op)
 }

@@ -2,10 +2,9 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::bail;
 use clap::Args;
 
-use rdq_envelope::envelope::formats::{parse_timestamp, push_timestamp};
+use rdq_envelope::envelope::formats::push_timestamp;
 use rdq_envelope::ops::RedriveOp;
 use rdq_envelope::EnvelopeRules;
 
@@ -30,12 +29,7 @@ pub struct RedriveArgs {
 
 pub fn run(args: RedriveArgs) -> anyhow::Result<Outcome> {
     let at = match &args.at {
-        Some(at) => {
-            if parse_timestamp(at).is_none() {
-                bail!("--at {at:?}: expected a UTC timestamp such as 2026-05-01T12:00:00.000Z");
-            }
-            at.clone()
-        }
+        Some(at) => at.clone(),
         None => {
             let ms = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -46,11 +40,9 @@ pub fn run(args: RedriveArgs) -> anyhow::Result<Outcome> {
         }
     };
     let options = args.input.rule_options();
-    let op = RedriveOp {
-        rules: EnvelopeRules::new(options)?,
-        at,
-        write_rejects: args.output.rejects.is_some(),
-        max_line_bytes: args.input.max_line_bytes,
-    };
+    let mut op = RedriveOp::new(EnvelopeRules::new(options)?, &at)
+        .map_err(|invalid| anyhow::anyhow!("--at {invalid}"))?;
+    op.write_rejects = args.output.rejects.is_some();
+    op.max_line_bytes = args.input.max_line_bytes;
     run::run(&op, &args.input, &args.output, None, false)
 }

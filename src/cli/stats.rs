@@ -67,12 +67,9 @@ pub fn run(args: StatsArgs) -> anyhow::Result<Outcome> {
         bail!("--line-buffered does not go with stats: the report is written once, at the end");
     }
     let options = args.input.rule_options();
-    let op = StatsOp::new(
-        EnvelopeRules::new(options)?,
-        args.by.into(),
-        args.output.rejects.is_some(),
-        args.input.max_line_bytes,
-    );
+    let mut op = StatsOp::new(EnvelopeRules::new(options)?, args.by.into());
+    op.write_rejects = args.output.rejects.is_some();
+    op.max_line_bytes = args.input.max_line_bytes;
     // Colour only on a terminal, and never with NO_COLOR (https://no-color.org).
     let colour = args.output.output.is_none()
         && std::io::stdout().is_terminal()

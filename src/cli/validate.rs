@@ -96,15 +96,14 @@ fn op(args: &ValidateArgs) -> anyhow::Result<ValidateOp> {
     options.submit = args.submit;
     options.require_version = args.require_version;
     options.warnings = true;
-    Ok(ValidateOp {
-        rules: EnvelopeRules::new(options)?,
-        format: match args.format {
-            Format::Human => ReportFormat::Human,
-            Format::Json => ReportFormat::Json,
-        },
-        report_warnings: args.warnings,
-        keep_valid: args.valid_out.is_some(),
-        write_rejects: args.output.rejects.is_some(),
-        max_line_bytes: args.input.max_line_bytes,
-    })
+    let mut op = ValidateOp::new(EnvelopeRules::new(options)?);
+    op.format = match args.format {
+        Format::Human => ReportFormat::Human,
+        Format::Json => ReportFormat::Json,
+    };
+    op.report_warnings = args.warnings;
+    op.keep_valid = args.valid_out.is_some();
+    op.write_rejects = args.output.rejects.is_some();
+    op.max_line_bytes = args.input.max_line_bytes;
+    Ok(op)
 }

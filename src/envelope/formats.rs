@@ -76,7 +76,7 @@ pub fn push_timestamp(out: &mut Vec<u8>, ms: i64) {
 
 /// `ms` as a timestamp (`YYYY-MM-DDTHH:MM:SS.mmmZ`), on the stack: its first 10 bytes are the
 /// UTC day (`YYYY-MM-DD`).
-pub fn timestamp_bytes(ms: i64) -> [u8; 24] {
+pub(crate) fn timestamp_bytes(ms: i64) -> [u8; 24] {
     let days = ms.div_euclid(86_400_000);
     let in_day = ms.rem_euclid(86_400_000);
     let (year, month, day) = civil_from_days(days);
@@ -99,7 +99,7 @@ pub fn timestamp_bytes(ms: i64) -> [u8; 24] {
 }
 
 /// Appends `ms` as a quoted timestamp, or `null` for `None`: a JSON value.
-pub fn push_optional_timestamp(out: &mut Vec<u8>, ms: Option<i64>) {
+pub(crate) fn push_optional_timestamp(out: &mut Vec<u8>, ms: Option<i64>) {
     match ms {
         Some(ms) => {
             out.push(b'"');

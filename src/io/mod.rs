@@ -11,4 +11,5 @@ mod temp;
 pub use alias::{check_aliases, AliasError, Named, Stream};
 pub use decompress::{decompressed, sniff, Compression};
 pub use output::{commit_all, commit_all_then, OutputCompression, OutputFile};
-pub use temp::{is_temporary_file_name, remove_live_temporary_files, remove_stale_temporary_files};
+pub(crate) use temp::is_temporary_file_name;
+pub use temp::remove_live_temporary_files;

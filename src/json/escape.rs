@@ -3,20 +3,14 @@
 
 /// Appends `text` as a JSON string: only `"`, `\` and characters below U+0020 are escaped
 /// (`\b \t \n \f \r`, else `\u00XX` in lower-case hex); everything else is copied as it is.
-///
-/// ```
-/// let mut out = Vec::new();
-/// rdq_envelope::json::push_string(&mut out, "a\"b\\c\n\u{1}é");
-/// assert_eq!(String::from_utf8(out).unwrap(), r#""a\"b\\c\n\u0001é""#);
-/// ```
-pub fn push_string(out: &mut Vec<u8>, text: &str) {
+pub(crate) fn push_string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
     push_string_contents(out, text);
     out.push(b'"');
 }
 
 /// Like [`push_string`], without the quotes: for text spliced into a string.
-pub fn push_string_contents(out: &mut Vec<u8>, text: &str) {
+pub(crate) fn push_string_contents(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     let mut from = 0;
     let mut at = 0;
@@ -71,4 +65,14 @@ fn needs_escape(word: u64) -> bool {
     below_space != 0
         || zero_in(word ^ (ONES * u64::from(b'"'))) != 0
         || zero_in(word ^ (ONES * u64::from(b'\\'))) != 0
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn push_string_examples() {
+        let mut out = Vec::new();
+        crate::json::push_string(&mut out, "a\"b\\c\n\u{1}é");
+        assert_eq!(String::from_utf8(out).unwrap(), r#""a\"b\\c\n\u0001é""#);
+    }
 }

@@ -13,7 +13,7 @@ mod pretty;
 mod scan;
 mod value;
 
-pub use escape::{push_string, push_string_contents};
+pub(crate) use escape::{push_string, push_string_contents};
 pub use pretty::{compact, pretty, MAX_INDENT_LEVELS};
 pub use scan::MAX_DEPTH;
 pub use value::{Elements, Members, Value, ValueKind};

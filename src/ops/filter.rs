@@ -60,8 +60,11 @@ impl Glob {
     }
 }
 
-/// What a line must match; each list is an OR within itself, and all must hold.
+/// What a line must match; each list is an OR within itself, and all must hold. Start from
+/// [`Predicates::default`] (every list empty, every bound open: everything matches) and set
+/// the ones wanted.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Predicates {
     /// `--queue`.
     pub queue: Vec<Glob>,
@@ -208,7 +211,10 @@ fn header_matches(f: &Top<'_>, version: u32, key: &str, glob: &Glob) -> bool {
 
 /// The `filter` operation: matching lines (byte-identical) to the primary output, or only
 /// counted with `count_only`; invalid lines to the rejects.
+///
+/// Built with [`FilterOp::new`]; the fields it leaves at their defaults can be set after.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct FilterOp {
     /// The rules every line is judged by first.
     pub rules: EnvelopeRules,
@@ -230,6 +236,22 @@ pub struct FilterWorker {
     parser: JsonParser,
     verdict: Verdict,
     payload: Vec<u8>,
+}
+
+impl FilterOp {
+    /// The valid lines that match `predicates`, with these defaults: the matches are written
+    /// (`invert` and `count_only` off), no reject records (`write_rejects` off), and the
+    /// reader's default cap as `max_line_bytes`.
+    pub fn new(rules: EnvelopeRules, predicates: Predicates) -> Self {
+        FilterOp {
+            rules,
+            predicates,
+            invert: false,
+            count_only: false,
+            write_rejects: false,
+            max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
+        }
+    }
 }
 
 impl LineOperation for FilterOp {

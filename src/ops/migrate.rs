@@ -3,10 +3,11 @@
 
 use crate::chokaq::{ChokaqOptions, Importer};
 use crate::diagnostic::{Diagnostic, ErrorCode};
+use crate::envelope::SUPPORTED_VERSIONS;
 use crate::envelope::{EnvelopeRules, Verdict};
 use crate::framing::LineKind;
 use crate::json::{Document, JsonParser};
-use crate::migrate::Migrator;
+use crate::migrate::{MigrateError, Migrator};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 use crate::report::{self, Position};
 
@@ -22,14 +23,18 @@ pub enum MigrateSource {
 /// The `migrate` operation: migrated lines to the primary output, reject records to the
 /// rejects, the warnings of emitted lines as JSON Lines to the secondary output
 /// (`--warnings-out`) and in human form to the messages (`--warnings`).
+///
+/// Built with [`MigrateOp::new`], which checks the target version; the fields it leaves at
+/// their defaults can be set after.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct MigrateOp {
     /// The rules every line (or imported envelope) is judged by, against its own version.
     pub rules: EnvelopeRules,
     /// What the input lines are.
     pub source: MigrateSource,
-    /// The target `envelope_version`.
-    pub to: u32,
+    /// The target `envelope_version`, a supported one.
+    to: u32,
     /// Write warnings in human form to the messages (standard error).
     pub report_warnings: bool,
     /// Write warning records to the secondary output.
@@ -100,6 +105,33 @@ impl LineOperation for MigrateOp {
 }
 
 impl MigrateOp {
+    /// Migration of `source` lines to version `to`, with these defaults: no warnings reported
+    /// (`report_warnings`, `warnings_out` off), no reject records (`write_rejects` off), and
+    /// the reader's default cap as `max_line_bytes`.
+    ///
+    /// # Errors
+    ///
+    /// [`MigrateError::UnsupportedVersion`] when `to` is not a supported version.
+    pub fn new(rules: EnvelopeRules, source: MigrateSource, to: u32) -> Result<Self, MigrateError> {
+        if !SUPPORTED_VERSIONS.contains(&to) {
+            return Err(MigrateError::UnsupportedVersion(to));
+        }
+        Ok(MigrateOp {
+            rules,
+            source,
+            to,
+            report_warnings: false,
+            warnings_out: false,
+            write_rejects: false,
+            max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
+        })
+    }
+
+    /// The target `envelope_version`.
+    pub fn to(&self) -> u32 {
+        self.to
+    }
+
     /// A ChokaQ row: imported as version 1, validated, then migrated. The row's warnings go
     /// before the envelope's.
     fn import_row(

@@ -11,8 +11,8 @@ mod validate;
 
 pub use filter::{FilterOp, FilterWorker, Glob, Predicates};
 pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
-pub use redrive::{RedriveOp, RedriveWorker};
-pub use show::{escape_controls, ShowOp, ShowPayload, ShowWorker};
+pub use redrive::{InvalidTimestamp, RedriveOp, RedriveWorker};
+pub use show::{ShowOp, ShowPayload, ShowWorker};
 pub use stats::{
     Bucket, CreatedRange, Day, ErrorType, Group, GroupBy, Stats, StatsOp, StatsReport, IN_FLIGHT,
     MAX_KEYS, NO_ATTEMPTS,

@@ -3,22 +3,58 @@
 //! given, `lease_expires_at` null; the attempts and every other byte stay as they were.
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
+use crate::envelope::formats::parse_timestamp;
 use crate::envelope::{EnvelopeRules, Verdict};
 use crate::json::{Document, JsonParser};
 use crate::migrate::edits::Edits;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
 /// The `redrive` operation: redriven lines to the primary output, the rest to the rejects.
+///
+/// Built with [`RedriveOp::new`], which checks the due time; the fields it leaves at their
+/// defaults can be set after.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct RedriveOp {
     /// The rules every line is judged by first.
     pub rules: EnvelopeRules,
-    /// `next_attempt_at` of every redriven task, a valid timestamp (`--at`, `--now`).
-    pub at: String,
+    /// `next_attempt_at` of every redriven task, a valid timestamp.
+    at: String,
     /// Write reject records.
     pub write_rejects: bool,
     /// The reader cap, for the `LINE_TOO_LONG` message.
     pub max_line_bytes: usize,
+}
+
+/// A due time that is not a timestamp of the envelope's form.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?}: expected a UTC timestamp such as 2026-05-01T12:00:00.000Z")]
+pub struct InvalidTimestamp(pub String);
+
+impl RedriveOp {
+    /// Redrives DEAD envelopes to be due at `at` (`YYYY-MM-DDTHH:MM:SS.mmmZ`), with these
+    /// defaults: no reject records (`write_rejects` off) and the reader's default cap as
+    /// `max_line_bytes`.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidTimestamp`] when `at` is not a valid timestamp (docs/envelope.md#timestamps).
+    pub fn new(rules: EnvelopeRules, at: &str) -> Result<Self, InvalidTimestamp> {
+        if parse_timestamp(at).is_none() {
+            return Err(InvalidTimestamp(at.to_owned()));
+        }
+        Ok(RedriveOp {
+            rules,
+            at: at.to_owned(),
+            write_rejects: false,
+            max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
+        })
+    }
+
+    /// When the redriven tasks are due.
+    pub fn at(&self) -> &str {
+        &self.at
+    }
 }
 
 /// A worker's reusable state.

@@ -70,7 +70,7 @@ impl ShowOp {
     }
 
     /// With `on`, what is printed has its control characters made visible
-    /// ([`escape_controls`]): for a terminal, which would act on them (the CLI turns it on
+    /// (`escape_controls`): for a terminal, which would act on them (the CLI turns it on
     /// when standard output is one). Off by default: bytes pass as they are.
     pub fn escaping_controls(mut self, on: bool) -> Self {
         self.escape_controls = on;
@@ -174,16 +174,7 @@ impl LineOperation for ShowOp {
 /// (U+0080 to U+009F) as `\u{NN}` (`\u{9b}`), and bytes that are not UTF-8 as `\xNN`.
 /// Everything else, backslashes included, passes as it is: the form is for reading, not
 /// reversible.
-///
-/// ```
-/// use rdq_envelope::ops::escape_controls;
-/// let mut out = Vec::new();
-/// escape_controls("a\x1b[31m\tb\r\n\u{9b}é\\".as_bytes(), &mut out);
-/// out.extend_from_slice(b" ");
-/// escape_controls(b"\xff\x7f", &mut out);
-/// assert_eq!(String::from_utf8(out).unwrap(), "a\\x1b[31m\tb\\x0d\n\\u{9b}é\\ \\xff\\x7f");
-/// ```
-pub fn escape_controls(bytes: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn escape_controls(bytes: &[u8], out: &mut Vec<u8>) {
     use std::io::Write as _;
     for chunk in bytes.utf8_chunks() {
         let text = chunk.valid();
@@ -319,6 +310,18 @@ fn hex_dump(bytes: &[u8], out: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn escape_controls_shows_what_a_terminal_would_act_on() {
+        let mut out = Vec::new();
+        super::escape_controls("a\x1b[31m\tb\r\n\u{9b}é\\".as_bytes(), &mut out);
+        out.extend_from_slice(b" ");
+        super::escape_controls(b"\xff\x7f", &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "a\\x1b[31m\tb\\x0d\n\\u{9b}é\\ \\xff\\x7f"
+        );
+    }
+
     use super::{hex_dump, rendering, Rendering};
 
     #[test]

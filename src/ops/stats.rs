@@ -30,7 +30,7 @@ pub const MAX_KEYS: usize = 100_000;
 /// The longest key a table keeps, in bytes: a longer one (an error type has no length rule of
 /// its own) is cut with a `…(+N bytes)` marker, so that the tables are at most about
 /// [`MAX_KEYS`] x 300 bytes whatever the envelope size limit.
-pub const MAX_KEY_BYTES: usize = 256;
+pub(crate) const MAX_KEY_BYTES: usize = 256;
 
 /// `--by outcome` of an envelope with no attempt.
 pub const NO_ATTEMPTS: &str = "(no attempts)";
@@ -470,18 +470,14 @@ pub struct StatsOp {
 }
 
 impl StatsOp {
-    /// A `stats` run grouping by `by`.
-    pub fn new(
-        rules: EnvelopeRules,
-        by: GroupBy,
-        write_rejects: bool,
-        max_line_bytes: usize,
-    ) -> Self {
+    /// A `stats` run grouping by `by`, with these defaults: no reject records
+    /// (`write_rejects` off) and the reader's default cap as `max_line_bytes`.
+    pub fn new(rules: EnvelopeRules, by: GroupBy) -> Self {
         StatsOp {
             rules,
             by,
-            write_rejects,
-            max_line_bytes,
+            write_rejects: false,
+            max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
             total: Mutex::default(),
         }
     }

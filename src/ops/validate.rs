@@ -16,7 +16,10 @@ pub enum ReportFormat {
 
 /// The `validate` operation: diagnostics to the primary output, valid lines (byte-identical)
 /// to the secondary output, reject records to the rejects.
+///
+/// Built with [`ValidateOp::new`]; the fields it leaves at their defaults can be set after.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ValidateOp {
     /// The rules, configured once.
     pub rules: EnvelopeRules,
@@ -30,6 +33,25 @@ pub struct ValidateOp {
     pub write_rejects: bool,
     /// The reader cap, for the `LINE_TOO_LONG` message.
     pub max_line_bytes: usize,
+}
+
+impl ValidateOp {
+    /// Validation by `rules`, with these defaults: diagnostics in [`ReportFormat::Human`],
+    /// errors only (`report_warnings` off), valid lines not kept (`keep_valid` off), no reject
+    /// records (`write_rejects` off), and the reader's default cap
+    /// ([`DEFAULT_MAX_LINE_BYTES`](crate::framing::DEFAULT_MAX_LINE_BYTES)) as
+    /// `max_line_bytes`. Set `max_line_bytes` to the cap the pipeline reads with, so a
+    /// `LINE_TOO_LONG` message names it.
+    pub fn new(rules: EnvelopeRules) -> Self {
+        ValidateOp {
+            rules,
+            format: ReportFormat::Human,
+            report_warnings: false,
+            keep_valid: false,
+            write_rejects: false,
+            max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
+        }
+    }
 }
 
 impl LineOperation for ValidateOp {

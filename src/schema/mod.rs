@@ -15,11 +15,11 @@
 //! this one, built into the library as they are.
 
 /// The schema of envelope_version 1 (docs/envelope.md#version-1), as JSON text ending in a newline.
-pub const ENVELOPE_V1: &str = include_str!("envelope-v1.schema.json");
+pub(crate) const ENVELOPE_V1: &str = include_str!("envelope-v1.schema.json");
 
 /// The schema of envelope_version 2 (docs/envelope.md#version-1 and #version-2), as JSON text
 /// ending in a newline.
-pub const ENVELOPE_V2: &str = include_str!("envelope-v2.schema.json");
+pub(crate) const ENVELOPE_V2: &str = include_str!("envelope-v2.schema.json");
 
 /// The JSON Schema of `version`, as JSON text ending in a newline, or `None` when the version
 /// is not supported ([`SUPPORTED_VERSIONS`](crate::envelope::SUPPORTED_VERSIONS)).
