@@ -8,6 +8,7 @@ mod checker;
 pub mod formats;
 mod options;
 mod rules;
+mod single_pass;
 #[cfg(test)]
 mod tests;
 
@@ -17,6 +18,7 @@ pub use options::{
     SUPPORTED_VERSIONS,
 };
 pub(crate) use rules::Top;
+pub(crate) use single_pass::SinglePass;
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::json::{Document, JsonParser};
@@ -115,6 +117,16 @@ impl EnvelopeRules {
         let doc = parser.parse(line, &mut verdict.errors)?;
         self.check_document(&doc, line.len(), verdict);
         Some(doc)
+    }
+
+    /// Whether `line` is a valid envelope with nothing to warn about, found by the single pass
+    /// (`single_pass.rs`) without parsing a tape: `Some(version)` then; `None` when it is not,
+    /// or when the single pass cannot tell, and [`EnvelopeRules::check_line`] must judge it.
+    pub(crate) fn clean_version(&self, single: &mut SinglePass, line: &[u8]) -> Option<u32> {
+        if line.len() as u64 > self.largest_limit {
+            return None;
+        }
+        single.check(&self.options, line).map(|clean| clean.version)
     }
 
     /// `PAYLOAD_TOO_LARGE` when a line of `len` bytes is over `queue`'s size limit

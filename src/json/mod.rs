@@ -11,6 +11,7 @@ mod escape;
 mod numbers;
 mod pretty;
 mod scan;
+pub(crate) mod stage1;
 mod value;
 
 pub(crate) use escape::{push_string, push_string_contents};

@@ -17,7 +17,7 @@ pub use stats::{
     Bucket, CreatedRange, Day, ErrorType, Group, GroupBy, Stats, StatsOp, StatsReport, IN_FLIGHT,
     MAX_KEYS, NO_ATTEMPTS,
 };
-pub use validate::{ReportFormat, ValidateOp};
+pub use validate::{ReportFormat, ValidateOp, ValidateWorker};
 
 use crate::diagnostic::Diagnostic;
 use crate::envelope::{EnvelopeRules, Verdict};

@@ -1,0 +1,1005 @@
+//! The single pass: every rule of docs/envelope.md checked in one walk over a line's structural
+//! index (`json::stage1`), without building a tape.
+//!
+//! It answers one question, "is this line a valid envelope with nothing to warn about?", and
+//! answers "yes" only when the tape path ([`super::EnvelopeRules::check_line`]) would find no
+//! error and no warning. Anything else, a broken rule or only something unusual (an escape in
+//! a field whose value a rule reads, a surrogate escape, a number a rule would have to read
+//! beyond 18 digits), is "not sure", and the caller runs the tape path, which writes the
+//! diagnostics. So messages, codes and pointers come from one place, and this walk only has
+//! to be right about the lines it accepts; the differential tests hold it to that.
+//!
+//! Each field is read where the walk meets it, in any key order; the rules that depend on the
+//! version or on several fields are decided once the object is closed.
+
+use super::attempts::{MESSAGE_LIMIT, STACK_LIMIT};
+use super::formats;
+use super::options::RuleOptions;
+use crate::json::stage1::{Classifier, Index};
+use crate::json::MAX_DEPTH;
+
+/// A worker's reusable state for the single pass: the structural index and the keys of the
+/// objects being walked (for duplicate keys). No allocation once grown.
+#[derive(Debug)]
+pub(crate) struct SinglePass {
+    index: Index,
+    keys: Vec<(u32, u32)>,
+    classifier: Classifier,
+}
+
+impl Default for SinglePass {
+    fn default() -> Self {
+        SinglePass::with_classifier(Classifier::detect())
+    }
+}
+
+/// What the single pass knows of a line it accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Clean {
+    /// The line's `envelope_version`.
+    pub version: u32,
+}
+
+impl SinglePass {
+    /// A single pass whose stage 1 uses `classifier` (the tests compare them).
+    pub(crate) fn with_classifier(classifier: Classifier) -> Self {
+        SinglePass {
+            index: Index::default(),
+            keys: Vec::new(),
+            classifier,
+        }
+    }
+
+    /// `Some` when `line` is a valid envelope under `options` with no warning (exactly what
+    /// the tape path would conclude); `None` when it is not, or when the walk is not sure.
+    pub(crate) fn check(&mut self, options: &RuleOptions, line: &[u8]) -> Option<Clean> {
+        if options.submit || !self.index.build(line, self.classifier) {
+            return None;
+        }
+        self.keys.clear();
+        let mut walk = Walk {
+            line,
+            index: &self.index,
+            at: 0,
+            keys: &mut self.keys,
+        };
+        let top = walk.envelope()?;
+        let queue = &line[top.queue.start as usize..top.queue.end as usize];
+        // docs/envelope.md#size-limit: the queue's own limit, or the global one.
+        let limit = options.limit_for(std::str::from_utf8(queue).ok());
+        if line.len() as u64 > limit {
+            return None;
+        }
+        top.decide(options)
+    }
+}
+
+/// A string's content, between its quotes.
+#[derive(Debug, Clone, Copy, Default)]
+struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    fn len(self) -> usize {
+        (self.end - self.start) as usize
+    }
+}
+
+/// A required-key timestamp that may be `null`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stamp {
+    Null,
+    At(i64),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Pending,
+    InFlight,
+    Succeeded,
+    Dead,
+    Cancelled,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Success,
+    RetryableFailure,
+    PermanentFailure,
+    LeaseExpired,
+}
+
+/// `origin`, as far as version 2 reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// An object whose `source` and `submitted_by`, where present, are strings.
+    Good,
+    /// Anything else: fine in version 1 (an unknown field), an error in version 2.
+    Bad,
+}
+
+/// What the walk found at the top level, for the rules decided at the end.
+#[derive(Debug, Default)]
+struct Top {
+    /// Which known keys were seen (bit per key): a second one is a duplicate.
+    seen: u32,
+    version: u32,
+    id_time: Option<u64>,
+    queue: Span,
+    status: Option<Status>,
+    attempt_count: u64,
+    redrive_count: u64,
+    next_attempt_at: Option<Stamp>,
+    lease_expires_at: Option<Stamp>,
+    created_at: i64,
+    /// `payload_ref` is a valid claim check (a set one that is not is declined at once).
+    claim_check: bool,
+    /// A header named `rdq.source` or `rdq.submitted_by` (moved to `origin` in version 2).
+    moved_header: bool,
+    origin: Option<Origin>,
+    history: History,
+}
+
+/// The attempts, as the rules across them and the status rules read them.
+#[derive(Debug, Default)]
+struct History {
+    len: u64,
+    restarts: u64,
+    first_started: Option<i64>,
+    /// The last attempt is in flight (`finished_at` null); only the last may be.
+    last_in_flight: bool,
+    last_outcome: Option<Outcome>,
+    /// Every attempt's `duration_ms` is what version 2 requires.
+    durations_v2: bool,
+}
+
+// The top-level keys the walk knows, as bits of `Top::seen`.
+const ENVELOPE_VERSION: u32 = 1 << 0;
+const ID: u32 = 1 << 1;
+const QUEUE: u32 = 1 << 2;
+const HANDLER_REF: u32 = 1 << 3;
+const HANDLER_VERSION: u32 = 1 << 4;
+const PAYLOAD: u32 = 1 << 5;
+const PAYLOAD_REF: u32 = 1 << 6;
+const CONTENT_TYPE: u32 = 1 << 7;
+const HEADERS: u32 = 1 << 8;
+const STATUS: u32 = 1 << 9;
+const ATTEMPT_COUNT: u32 = 1 << 10;
+const REDRIVE_COUNT: u32 = 1 << 11;
+const NEXT_ATTEMPT_AT: u32 = 1 << 12;
+const LEASE_EXPIRES_AT: u32 = 1 << 13;
+const CREATED_AT: u32 = 1 << 14;
+const ATTEMPTS: u32 = 1 << 15;
+const ORIGIN: u32 = 1 << 16;
+
+/// The keys every envelope of either version has (`payload` is required unless a version 2
+/// claim check replaces it).
+const REQUIRED: u32 = ENVELOPE_VERSION
+    | ID
+    | QUEUE
+    | HANDLER_REF
+    | CONTENT_TYPE
+    | HEADERS
+    | STATUS
+    | ATTEMPT_COUNT
+    | REDRIVE_COUNT
+    | NEXT_ATTEMPT_AT
+    | LEASE_EXPIRES_AT
+    | CREATED_AT
+    | ATTEMPTS;
+
+impl Top {
+    /// The rules that depend on the version or on several fields; `Some` when all hold and
+    /// nothing would be warned about.
+    fn decide(&self, options: &RuleOptions) -> Option<Clean> {
+        let version = self.version;
+        if self.seen & REQUIRED != REQUIRED || options.require_version.is_some_and(|r| r != version)
+        {
+            return None;
+        }
+        // Exactly one of `payload` and a claim check, which only version 2 has.
+        let payload = self.seen & PAYLOAD != 0;
+        if payload == self.claim_check || (self.claim_check && version < 2) {
+            return None;
+        }
+        if version >= 2 {
+            if self.moved_header || self.origin != Some(Origin::Good) || !self.history.durations_v2
+            {
+                return None;
+            }
+        } else if self.status == Some(Status::Cancelled) {
+            return None;
+        }
+        let h = &self.history;
+        let next = self.next_attempt_at?;
+        let lease = self.lease_expires_at?;
+        // docs/envelope.md#status-consistency and #cancellation.
+        let fine = match self.status? {
+            Status::Pending => next != Stamp::Null && lease == Stamp::Null && !h.last_in_flight,
+            Status::InFlight => lease != Stamp::Null && h.len > 0 && h.last_in_flight,
+            Status::Succeeded => {
+                next == Stamp::Null
+                    && lease == Stamp::Null
+                    && h.len > 0
+                    && !h.last_in_flight
+                    && h.last_outcome == Some(Outcome::Success)
+            }
+            Status::Dead => {
+                next == Stamp::Null
+                    && lease == Stamp::Null
+                    && h.len > 0
+                    && !h.last_in_flight
+                    && h.last_outcome != Some(Outcome::Success)
+            }
+            Status::Cancelled => next == Stamp::Null && lease == Stamp::Null && !h.last_in_flight,
+        };
+        if !fine || self.attempt_count > h.len || h.restarts > self.redrive_count {
+            return None;
+        }
+        if options.warnings {
+            // docs/envelope.md#warnings: the ULID's time against created_at, and created_at
+            // after the first start.
+            let skew = self.id_time.map(|t| (t as i64).abs_diff(self.created_at));
+            if skew.is_none_or(|s| s > 1000) || h.first_started.is_some_and(|s| self.created_at > s)
+            {
+                return None;
+            }
+        }
+        Some(Clean { version })
+    }
+}
+
+/// The walk over one line's structural index.
+struct Walk<'l, 'k> {
+    line: &'l [u8],
+    index: &'l Index,
+    /// The next structural to read.
+    at: usize,
+    /// Keys of the objects being walked, for duplicates.
+    keys: &'k mut Vec<(u32, u32)>,
+}
+
+impl Walk<'_, '_> {
+    /// The byte at the next structural (`None` at the end of the line).
+    #[inline(always)]
+    fn peek(&self) -> Option<u8> {
+        let &position = self.index.positions.get(self.at)?;
+        Some(self.line[position as usize])
+    }
+
+    /// Steps over the next structural when it is `byte`.
+    #[inline(always)]
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    /// A string: the next structurals are its opening and closing quotes.
+    #[inline(always)]
+    fn string(&mut self) -> Option<Span> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let positions = &self.index.positions;
+        let (open, close) = (positions[self.at], *positions.get(self.at + 1)?);
+        self.at += 2;
+        Some(Span {
+            start: open + 1,
+            end: close,
+        })
+    }
+
+    /// A string whose bytes are its value: one without escapes (an escape would have to be
+    /// decoded before a rule reads it, which the tape path does).
+    #[inline(always)]
+    fn plain_string(&mut self) -> Option<&[u8]> {
+        let span = self.string()?;
+        let (start, end) = (span.start as usize, span.end as usize);
+        if self.index.has_backslash(self.line, start, end) {
+            return None;
+        }
+        Some(&self.line[start..end])
+    }
+
+    /// A plain string that is a valid timestamp: its time.
+    fn timestamp(&mut self) -> Option<i64> {
+        let text = self.plain_string()?;
+        formats::parse_timestamp(std::str::from_utf8(text).ok()?)
+    }
+
+    /// `null` or a valid timestamp.
+    fn nullable_timestamp(&mut self) -> Option<Stamp> {
+        if self.peek()? == b'"' {
+            return self.timestamp().map(Stamp::At);
+        }
+        self.literal(b"null")?;
+        Some(Stamp::Null)
+    }
+
+    /// The token (number or literal) at the next structural: its bytes, up to the first byte
+    /// that ends a token.
+    #[inline(always)]
+    fn token(&mut self) -> Option<&[u8]> {
+        let start = *self.index.positions.get(self.at)? as usize;
+        let rest = &self.line[start..];
+        let len = rest
+            .iter()
+            .position(|&b| {
+                matches!(
+                    b,
+                    b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']' | b':' | b'"' | b'{' | b'['
+                )
+            })
+            .unwrap_or(rest.len());
+        self.at += 1;
+        Some(&rest[..len])
+    }
+
+    /// Exactly the literal `word`.
+    #[inline(always)]
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        (self.token()? == word).then_some(())
+    }
+
+    /// Whether the next value is `null` (stepped over when it is).
+    #[inline(always)]
+    fn null(&mut self) -> Option<bool> {
+        if self.peek()? != b'n' {
+            return Some(false);
+        }
+        self.literal(b"null")?;
+        Some(true)
+    }
+
+    /// A JSON integer of at most 18 digits, not negative: its value. (Other integers, `-0`,
+    /// fractions and exponents are left to the tape path.)
+    #[inline(always)]
+    fn small_unsigned(&mut self) -> Option<u64> {
+        let digits = self.token()?;
+        let fine = matches!(digits, [b'0'] | [b'1'..=b'9', ..])
+            && digits.len() <= 18
+            && digits.iter().all(u8::is_ascii_digit);
+        fine.then(|| digits.iter().fold(0, |n, &d| n * 10 + u64::from(d - b'0')))
+    }
+
+    /// Any value, checked for the JSON layer only: grammar, depth, duplicate keys. `depth` is
+    /// the nesting of the value's container (the top-level object is 1).
+    fn any_value(&mut self, depth: usize) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            b'{' => self.any_object(depth + 1),
+            b'[' => self.any_array(depth + 1),
+            _ => {
+                let token = self.token()?;
+                let fine = matches!(token, b"true" | b"false" | b"null") || is_number(token);
+                fine.then_some(())
+            }
+        }
+    }
+
+    fn any_object(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.eat(b'{')?;
+        let frame = self.keys.len();
+        if self.eat(b'}').is_none() {
+            loop {
+                let key = self.key()?;
+                self.keys.push(key);
+                self.eat(b':')?;
+                self.any_value(depth)?;
+                if self.end_of_member()? {
+                    break;
+                }
+            }
+        }
+        self.distinct_keys(frame)
+    }
+
+    fn any_array(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.eat(b'[')?;
+        if self.eat(b']').is_some() {
+            return Some(());
+        }
+        loop {
+            self.any_value(depth)?;
+            if self.end_of_element()? {
+                return Some(());
+            }
+        }
+    }
+
+    /// A key without escapes (keys are compared after unescaping: the tape path does that).
+    #[inline(always)]
+    fn key(&mut self) -> Option<(u32, u32)> {
+        let span = self.string()?;
+        if self
+            .index
+            .has_backslash(self.line, span.start as usize, span.end as usize)
+        {
+            return None;
+        }
+        Some((span.start, span.end))
+    }
+
+    /// After a member: `true` at the object's end, `false` before another member.
+    #[inline(always)]
+    fn end_of_member(&mut self) -> Option<bool> {
+        match self.peek()? {
+            b',' => {
+                self.at += 1;
+                Some(false)
+            }
+            b'}' => {
+                self.at += 1;
+                Some(true)
+            }
+            _ => None,
+        }
+    }
+
+    /// After an element: `true` at the array's end, `false` before another element.
+    #[inline(always)]
+    fn end_of_element(&mut self) -> Option<bool> {
+        match self.peek()? {
+            b',' => {
+                self.at += 1;
+                Some(false)
+            }
+            b']' => {
+                self.at += 1;
+                Some(true)
+            }
+            _ => None,
+        }
+    }
+
+    /// The keys pushed since `frame` are pairwise different; they are dropped.
+    fn distinct_keys(&mut self, frame: usize) -> Option<()> {
+        let line = self.line;
+        let text = |(s, e): (u32, u32)| &line[s as usize..e as usize];
+        let keys = &mut self.keys[frame..];
+        let distinct = if keys.len() <= 16 {
+            keys.iter()
+                .enumerate()
+                .all(|(i, &a)| keys[..i].iter().all(|&b| text(a) != text(b)))
+        } else {
+            keys.sort_unstable_by(|&a, &b| text(a).cmp(text(b)));
+            keys.windows(2).all(|w| text(w[0]) != text(w[1]))
+        };
+        self.keys.truncate(frame);
+        distinct.then_some(())
+    }
+
+    /// The whole line: one envelope object and nothing after it.
+    fn envelope(&mut self) -> Option<Top> {
+        self.eat(b'{')?;
+        let mut top = Top::default();
+        let frame = self.keys.len();
+        if self.eat(b'}').is_none() {
+            loop {
+                self.top_member(&mut top)?;
+                if self.end_of_member()? {
+                    break;
+                }
+            }
+        }
+        self.distinct_keys(frame)?;
+        (self.at == self.index.positions.len()).then_some(top)
+    }
+
+    /// One top-level member: its key, and its value checked by the key's rules.
+    fn top_member(&mut self, top: &mut Top) -> Option<()> {
+        let (start, end) = self.key()?;
+        self.eat(b':')?;
+        let bit = match &self.line[start as usize..end as usize] {
+            b"envelope_version" => {
+                top.version = match self.small_unsigned()? {
+                    1 => 1,
+                    2 => 2,
+                    _ => return None,
+                };
+                ENVELOPE_VERSION
+            }
+            b"id" => {
+                let id = std::str::from_utf8(self.plain_string()?).ok()?;
+                top.id_time = Some(formats::ulid_time_ms(id)?);
+                ID
+            }
+            b"queue" => {
+                let span = self.string()?;
+                let name = &self.line[span.start as usize..span.end as usize];
+                if !is_name(name) {
+                    return None;
+                }
+                top.queue = span;
+                QUEUE
+            }
+            b"handler_ref" => {
+                if !is_name(self.plain_string()?) {
+                    return None;
+                }
+                HANDLER_REF
+            }
+            b"handler_version" => {
+                if !self.null()? {
+                    let text = std::str::from_utf8(self.plain_string()?).ok()?;
+                    if !formats::is_handler_version(text) {
+                        return None;
+                    }
+                }
+                HANDLER_VERSION
+            }
+            b"payload" => {
+                let text = self.plain_string()?;
+                base64_simd::STANDARD.check(text).ok()?;
+                PAYLOAD
+            }
+            b"payload_ref" => {
+                // Set, it is an error in version 1 and a claim check in version 2
+                // (docs/envelope.md#claim-check-payloads).
+                if !self.null()? {
+                    self.claim_check()?;
+                    top.claim_check = true;
+                }
+                PAYLOAD_REF
+            }
+            b"payload_content_type" => {
+                let text = std::str::from_utf8(self.plain_string()?).ok()?;
+                if !formats::is_media_type(text) {
+                    return None;
+                }
+                CONTENT_TYPE
+            }
+            b"headers" => {
+                self.headers(top)?;
+                HEADERS
+            }
+            b"status" => {
+                top.status = Some(match self.plain_string()? {
+                    b"PENDING" => Status::Pending,
+                    b"IN_FLIGHT" => Status::InFlight,
+                    b"SUCCEEDED" => Status::Succeeded,
+                    b"DEAD" => Status::Dead,
+                    b"CANCELLED" => Status::Cancelled,
+                    _ => return None,
+                });
+                STATUS
+            }
+            b"attempt_count" => {
+                top.attempt_count = self.small_unsigned().filter(|&n| n <= u32::MAX.into())?;
+                ATTEMPT_COUNT
+            }
+            b"redrive_count" => {
+                top.redrive_count = self.small_unsigned().filter(|&n| n <= u32::MAX.into())?;
+                REDRIVE_COUNT
+            }
+            b"next_attempt_at" => {
+                top.next_attempt_at = Some(self.nullable_timestamp()?);
+                NEXT_ATTEMPT_AT
+            }
+            b"lease_expires_at" => {
+                top.lease_expires_at = Some(self.nullable_timestamp()?);
+                LEASE_EXPIRES_AT
+            }
+            b"created_at" => {
+                top.created_at = self.timestamp()?;
+                CREATED_AT
+            }
+            b"attempts" => {
+                top.history = self.attempts()?;
+                ATTEMPTS
+            }
+            b"origin" => {
+                top.origin = Some(self.origin()?);
+                ORIGIN
+            }
+            _ => {
+                self.keys.push((start, end));
+                return self.any_value(1);
+            }
+        };
+        if top.seen & bit != 0 {
+            return None;
+        }
+        top.seen |= bit;
+        Some(())
+    }
+
+    /// `headers`: an object of string values under non-empty keys.
+    fn headers(&mut self, top: &mut Top) -> Option<()> {
+        self.eat(b'{')?;
+        let frame = self.keys.len();
+        if self.eat(b'}').is_none() {
+            loop {
+                let (start, end) = self.key()?;
+                let key = &self.line[start as usize..end as usize];
+                if key.is_empty() {
+                    return None;
+                }
+                top.moved_header |= matches!(key, b"rdq.source" | b"rdq.submitted_by");
+                self.keys.push((start, end));
+                self.eat(b':')?;
+                self.string()?;
+                if self.end_of_member()? {
+                    break;
+                }
+            }
+        }
+        self.distinct_keys(frame)
+    }
+
+    /// A set `payload_ref`: `{uri, sha256, size}` as version 2 requires.
+    fn claim_check(&mut self) -> Option<()> {
+        self.eat(b'{')?;
+        let frame = self.keys.len();
+        let mut seen = 0u8;
+        if self.eat(b'}').is_none() {
+            loop {
+                let (start, end) = self.key()?;
+                self.eat(b':')?;
+                let bit = match &self.line[start as usize..end as usize] {
+                    b"uri" => {
+                        let text = std::str::from_utf8(self.plain_string()?).ok()?;
+                        formats::is_payload_uri(text).then_some(1)?
+                    }
+                    b"sha256" => {
+                        let text = std::str::from_utf8(self.plain_string()?).ok()?;
+                        formats::is_sha256_hex(text).then_some(2)?
+                    }
+                    b"size" => {
+                        self.small_unsigned()?;
+                        4
+                    }
+                    _ => {
+                        self.keys.push((start, end));
+                        self.any_value(2)?;
+                        0
+                    }
+                };
+                if seen & bit != 0 {
+                    return None;
+                }
+                seen |= bit;
+                if self.end_of_member()? {
+                    break;
+                }
+            }
+        }
+        self.distinct_keys(frame)?;
+        (seen == 7).then_some(())
+    }
+
+    /// `origin`: whether it is what version 2 requires; any value is fine in version 1.
+    fn origin(&mut self) -> Option<Origin> {
+        if self.peek()? != b'{' {
+            self.any_value(1)?;
+            return Some(Origin::Bad);
+        }
+        self.eat(b'{')?;
+        let frame = self.keys.len();
+        let mut good = true;
+        if self.eat(b'}').is_none() {
+            loop {
+                let key = self.key()?;
+                self.keys.push(key);
+                self.eat(b':')?;
+                let known = matches!(
+                    &self.line[key.0 as usize..key.1 as usize],
+                    b"source" | b"submitted_by"
+                );
+                good &= !known || self.peek()? == b'"';
+                self.any_value(2)?;
+                if self.end_of_member()? {
+                    break;
+                }
+            }
+        }
+        self.distinct_keys(frame)?;
+        Some(if good { Origin::Good } else { Origin::Bad })
+    }
+
+    /// `attempts`: every record and the rules across them
+    /// (docs/envelope.md#rules-across-attempts).
+    fn attempts(&mut self) -> Option<History> {
+        self.eat(b'[')?;
+        let mut h = History {
+            durations_v2: true,
+            ..History::default()
+        };
+        if self.eat(b']').is_some() {
+            return Some(h);
+        }
+        let mut previous: Option<(u64, i64)> = None;
+        loop {
+            // Only the last attempt may be in flight, and only the last may succeed.
+            if h.last_in_flight || h.last_outcome == Some(Outcome::Success) {
+                return None;
+            }
+            let a = self.attempt()?;
+            match previous {
+                None if a.no != 1 => return None,
+                None => h.first_started = Some(a.started),
+                Some(_) if a.no == 1 => h.restarts += 1,
+                Some((no, _)) if a.no != no + 1 => return None,
+                Some(_) => {}
+            }
+            if previous.is_some_and(|(_, started)| a.started < started) {
+                return None;
+            }
+            previous = Some((a.no, a.started));
+            h.len += 1;
+            h.last_in_flight = a.finished.is_none();
+            h.last_outcome = a.outcome;
+            h.durations_v2 &= a.duration_v2;
+            if self.end_of_element()? {
+                return Some(h);
+            }
+        }
+    }
+
+    /// One attempt record, with the rules that read only it.
+    fn attempt(&mut self) -> Option<Attempt> {
+        self.eat(b'{')?;
+        let frame = self.keys.len();
+        let (mut no, mut started, mut finished, mut outcome) = (None, None, None, None);
+        let mut error: Option<Option<ErrorFacts>> = None;
+        let mut duration: Option<Duration> = None;
+        if self.eat(b'}').is_none() {
+            loop {
+                let (start, end) = self.key()?;
+                self.eat(b':')?;
+                let slot_taken = match &self.line[start as usize..end as usize] {
+                    b"attempt_no" => no
+                        .replace(
+                            self.small_unsigned()
+                                .filter(|n| (1..=u32::MAX.into()).contains(n))?,
+                        )
+                        .is_some(),
+                    b"started_at" => started.replace(self.timestamp()?).is_some(),
+                    b"finished_at" => finished.replace(self.nullable_timestamp()?).is_some(),
+                    b"outcome" => outcome.replace(self.outcome()?).is_some(),
+                    b"error" => {
+                        let value = if self.null()? {
+                            None
+                        } else {
+                            Some(self.error_object()?)
+                        };
+                        error.replace(value).is_some()
+                    }
+                    b"duration_ms" => duration.replace(self.duration()?).is_some(),
+                    _ => {
+                        self.keys.push((start, end));
+                        self.any_value(3)?;
+                        false
+                    }
+                };
+                if slot_taken {
+                    return None;
+                }
+                if self.end_of_member()? {
+                    break;
+                }
+            }
+        }
+        self.distinct_keys(frame)?;
+        let (no, started, finished, outcome) = (no?, started?, finished?, outcome?);
+        let finished = match finished {
+            Stamp::At(f) if f < started => return None,
+            Stamp::At(f) => Some(f),
+            _ => None,
+        };
+        // An outcome exactly when finished.
+        if outcome.is_some() != finished.is_some() {
+            return None;
+        }
+        let error = error.flatten();
+        match outcome {
+            Some(Outcome::Success) if error.is_some() => return None,
+            Some(Outcome::LeaseExpired) if !error.is_some_and(|e| e.lease_expired) => return None,
+            _ => {}
+        }
+        let duration_v2 = match (duration, finished) {
+            (Some(Duration::Null), None) => true,
+            (Some(Duration::Ms(ms)), Some(f)) => i64::try_from(ms).ok() == Some(f - started),
+            _ => false,
+        };
+        Some(Attempt {
+            no,
+            started,
+            finished,
+            outcome,
+            duration_v2,
+        })
+    }
+
+    /// `outcome`: `null` or one of the four.
+    fn outcome(&mut self) -> Option<Option<Outcome>> {
+        if self.null()? {
+            return Some(None);
+        }
+        Some(Some(match self.plain_string()? {
+            b"SUCCESS" => Outcome::Success,
+            b"RETRYABLE_FAILURE" => Outcome::RetryableFailure,
+            b"PERMANENT_FAILURE" => Outcome::PermanentFailure,
+            b"LEASE_EXPIRED" => Outcome::LeaseExpired,
+            _ => return None,
+        }))
+    }
+
+    /// `duration_ms`: `null`, a small integer, or (fine in version 1 only) anything else.
+    fn duration(&mut self) -> Option<Duration> {
+        if self.null()? {
+            return Some(Duration::Null);
+        }
+        let first = self.peek()?;
+        if first.is_ascii_digit() {
+            let at = self.at;
+            if let Some(ms) = self.small_unsigned() {
+                return Some(Duration::Ms(ms));
+            }
+            self.at = at;
+        }
+        self.any_value(3)?;
+        Some(Duration::Other)
+    }
+
+    /// An attempt's `error` object: `type` a non-empty string, `message` a string, `stack`
+    /// absent, null or a string, the texts within their limits.
+    fn error_object(&mut self) -> Option<ErrorFacts> {
+        self.eat(b'{')?;
+        let frame = self.keys.len();
+        let mut seen = 0u8;
+        let mut facts = ErrorFacts {
+            lease_expired: false,
+        };
+        let (mut lease_type, mut message_set, mut stack_set) = (false, false, false);
+        if self.eat(b'}').is_none() {
+            loop {
+                let (start, end) = self.key()?;
+                self.eat(b':')?;
+                let bit = match &self.line[start as usize..end as usize] {
+                    b"type" => {
+                        let span = self.string()?;
+                        if span.len() == 0 {
+                            return None;
+                        }
+                        let text = &self.line[span.start as usize..span.end as usize];
+                        lease_type = text == b"rdq.LeaseExpired";
+                        1
+                    }
+                    b"message" => {
+                        let span = self.string()?;
+                        if !self.within_limit(span, MESSAGE_LIMIT) {
+                            return None;
+                        }
+                        message_set = span.len() > 0;
+                        2
+                    }
+                    b"stack" => {
+                        if !self.null()? {
+                            let span = self.string()?;
+                            if !self.within_limit(span, STACK_LIMIT) {
+                                return None;
+                            }
+                            stack_set = true;
+                        }
+                        4
+                    }
+                    _ => {
+                        self.keys.push((start, end));
+                        self.any_value(4)?;
+                        0
+                    }
+                };
+                if seen & bit != 0 {
+                    return None;
+                }
+                seen |= bit;
+                if self.end_of_member()? {
+                    break;
+                }
+            }
+        }
+        self.distinct_keys(frame)?;
+        // `type` and `message` are required.
+        if seen & 3 != 3 {
+            return None;
+        }
+        // docs/envelope.md#rules-across-attempts, rule 5. (A `type` spelled with escapes is
+        // not `rdq.LeaseExpired` here: such a line goes to the tape path.)
+        facts.lease_expired = lease_type && message_set && !stack_set;
+        Some(facts)
+    }
+
+    /// The truncation rule (docs/envelope.md#the-attempt-record) of a string: its decoded
+    /// length is at most its raw length, so a raw length within the limit settles it; a longer
+    /// one is checked on its bytes when it has no escape, and left to the tape path otherwise.
+    fn within_limit(&self, span: Span, limit: usize) -> bool {
+        if span.len() <= limit {
+            return true;
+        }
+        let (start, end) = (span.start as usize, span.end as usize);
+        if self.index.has_backslash(self.line, start, end) {
+            return false;
+        }
+        std::str::from_utf8(&self.line[start..end])
+            .is_ok_and(|text| formats::within_limit(text, limit))
+    }
+}
+
+/// What the rules across attempts read of one attempt.
+#[derive(Debug, Clone, Copy)]
+struct Attempt {
+    no: u64,
+    started: i64,
+    /// `None` in flight.
+    finished: Option<i64>,
+    outcome: Option<Outcome>,
+    duration_v2: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct ErrorFacts {
+    /// The error rule 5 requires of a `LEASE_EXPIRED` attempt.
+    lease_expired: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Duration {
+    Null,
+    Ms(u64),
+    Other,
+}
+
+/// `queue` and `handler_ref` (docs/envelope.md#queue-and-handler_ref), on raw bytes: a name
+/// has no character an escape could spell differently.
+fn is_name(text: &[u8]) -> bool {
+    (1..=240).contains(&text.len())
+        && text
+            .iter()
+            .all(|&b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'.' | b'_' | b'-'))
+}
+
+/// RFC 8259 number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+fn is_number(text: &[u8]) -> bool {
+    let mut at = usize::from(text.first() == Some(&b'-'));
+    let digits = |at: &mut usize| {
+        let start = *at;
+        while text.get(*at).is_some_and(u8::is_ascii_digit) {
+            *at += 1;
+        }
+        *at - start
+    };
+    match text.get(at) {
+        Some(b'0') => at += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut at);
+        }
+        _ => return false,
+    }
+    if text.get(at) == Some(&b'.') {
+        at += 1;
+        if digits(&mut at) == 0 {
+            return false;
+        }
+    }
+    if matches!(text.get(at), Some(b'e' | b'E')) {
+        at += 1;
+        if matches!(text.get(at), Some(b'+' | b'-')) {
+            at += 1;
+        }
+        if digits(&mut at) == 0 {
+            return false;
+        }
+    }
+    at == text.len()
+}
+
+#[cfg(test)]
+mod tests;

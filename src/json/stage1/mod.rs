@@ -1,0 +1,466 @@
+//! Stage 1 of the single-pass validator: the structural index of one line.
+//!
+//! One pass over the line in 64-byte blocks finds, outside strings, every `{ } [ ] : ,` and the
+//! first byte of every number or literal, and every string's opening and closing quote. The
+//! envelope walk (`envelope::single_pass`) then reads the line through these positions only.
+//! Along the way it checks what the walk does not look at again: no control character inside a
+//! string, every escape well formed, every string closed. A line that fails any of these is
+//! handed to the tape path, which says exactly why (docs/envelope.md#the-json-layer); stage 1
+//! never reports, it only accepts or declines.
+//!
+//! Only the byte classification of a block is machine-specific (`classify`): AVX2 on x86-64
+//! when the CPU has it, else a portable loop; the bit arithmetic after it is shared, so every
+//! implementation gives the same index. `RDQ_ENVELOPE_SIMD=portable` forces the portable
+//! classifier (the differential tests run both).
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+
+use std::sync::OnceLock;
+
+/// What one 64-byte block holds, one bit per byte (bit `i` is byte `i`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Classes {
+    pub quote: u64,
+    pub backslash: u64,
+    /// `{ } [ ] : ,`
+    pub op: u64,
+    /// space, tab, line feed, carriage return
+    pub white: u64,
+    /// bytes below 0x20
+    pub control: u64,
+}
+
+/// The classifier of one block: the only machine-specific step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Classifier {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+impl Classifier {
+    /// The fastest classifier this CPU runs, unless `RDQ_ENVELOPE_SIMD=portable`; decided once.
+    pub(crate) fn detect() -> Classifier {
+        static CHOSEN: OnceLock<Classifier> = OnceLock::new();
+        *CHOSEN.get_or_init(|| {
+            if std::env::var_os("RDQ_ENVELOPE_SIMD").is_some_and(|v| v == "portable") {
+                return Classifier::Portable;
+            }
+            Classifier::best()
+        })
+    }
+
+    /// The fastest classifier this CPU runs, whatever the environment says.
+    pub(crate) fn best() -> Classifier {
+        #[cfg(target_arch = "x86_64")]
+        if avx2::available() {
+            return Classifier::Avx2;
+        }
+        Classifier::Portable
+    }
+
+    /// Every classifier this CPU runs, the portable one first (for the tests).
+    #[cfg(test)]
+    pub(crate) fn all() -> Vec<Classifier> {
+        let mut all = vec![Classifier::Portable];
+        if Classifier::best() != Classifier::Portable {
+            all.push(Classifier::best());
+        }
+        all
+    }
+
+    /// A name for messages: `avx2` or `portable`.
+    #[cfg(test)]
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Classifier::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Classifier::Avx2 => "avx2",
+        }
+    }
+}
+
+/// A block classifier. Stage 1 is compiled once per classifier (`Index::build_with`), so
+/// the SIMD one is inlined into a loop compiled for its instruction set.
+pub(crate) trait Classify {
+    /// The classes of the 64 bytes of `block`.
+    fn classify(block: &[u8; 64]) -> Classes;
+}
+
+/// The portable classifier.
+pub(crate) struct Portable;
+
+impl Classify for Portable {
+    #[inline(always)]
+    fn classify(block: &[u8; 64]) -> Classes {
+        classify_portable(block)
+    }
+}
+
+/// Byte by byte: the reference the SIMD classifiers must equal.
+pub(crate) fn classify_portable(block: &[u8; 64]) -> Classes {
+    let mut c = Classes::default();
+    for (i, &b) in block.iter().enumerate() {
+        let bit = 1u64 << i;
+        match b {
+            b'"' => c.quote |= bit,
+            b'\\' => c.backslash |= bit,
+            b'{' | b'}' | b'[' | b']' | b':' | b',' => c.op |= bit,
+            b' ' | b'\t' | b'\n' | b'\r' => c.white |= bit,
+            _ => {}
+        }
+        if b < 0x20 {
+            c.control |= bit;
+        }
+    }
+    c
+}
+
+/// The structural index of one line, and the blocks that hold a backslash; reused from line
+/// to line (no allocation once grown).
+#[derive(Debug, Default)]
+pub(crate) struct Index {
+    /// Byte offsets, in order: every `{ } [ ] : ,` outside strings, every string's opening
+    /// and closing quote, and the first byte of every other token (number, literal, or bytes
+    /// that are neither, which the walk refuses).
+    pub positions: Vec<u32>,
+    /// Bit `b` is set when 64-byte block `b` holds a backslash.
+    backslash_blocks: Vec<u64>,
+}
+
+impl Index {
+    /// Whether `line[from..to]` holds a backslash (an escape, in a string).
+    #[inline]
+    pub(crate) fn has_backslash(&self, line: &[u8], from: usize, to: usize) -> bool {
+        if from >= to {
+            return false;
+        }
+        let any_block =
+            (from / 64..=(to - 1) / 64).any(|b| self.backslash_blocks[b / 64] >> (b % 64) & 1 != 0);
+        any_block && memchr::memchr(b'\\', &line[from..to]).is_some()
+    }
+
+    /// Indexes `line` with `classifier`. `false` when the line is surely not the JSON the walk
+    /// could accept: not UTF-8, longer than 4 GiB, a control character or a bad escape in a
+    /// string, a string left open, or a `\u` escape of a surrogate (which the tape path judges).
+    pub(crate) fn build(&mut self, line: &[u8], classifier: Classifier) -> bool {
+        self.positions.clear();
+        self.backslash_blocks.clear();
+        if u32::try_from(line.len()).is_err() || simdutf8::basic::from_utf8(line).is_err() {
+            return false;
+        }
+        self.backslash_blocks
+            .resize(line.len().div_ceil(64 * 64), 0);
+        match classifier {
+            Classifier::Portable => self.build_with::<Portable>(line),
+            #[cfg(target_arch = "x86_64")]
+            Classifier::Avx2 => avx2::build(self, line),
+        }
+    }
+
+    /// [`Index::build`] after its checks, with the classifier `C` inlined.
+    #[inline(always)]
+    pub(crate) fn build_with<C: Classify>(&mut self, line: &[u8]) -> bool {
+        let mut carry = Carry::default();
+        let mut blocks = line.chunks_exact(64);
+        let mut base = 0;
+        for block in blocks.by_ref() {
+            let block: &[u8; 64] = block.try_into().expect("chunks_exact(64)");
+            if !self.block(
+                line,
+                base,
+                std::hint::black_box(C::classify(block)),
+                &mut carry,
+            ) {
+                return false;
+            }
+            base += 64;
+        }
+        let rest = blocks.remainder();
+        if !rest.is_empty() {
+            // The tail, padded with spaces: white space ends any token and opens nothing.
+            let mut last = [b' '; 64];
+            last[..rest.len()].copy_from_slice(rest);
+            if !self.block(line, base, C::classify(&last), &mut carry) {
+                return false;
+            }
+        }
+        !carry.in_string && !carry.escaped
+    }
+
+    /// One block at `base`: its structurals appended, `carry` taken to the next block.
+    #[inline(always)]
+    fn block(&mut self, line: &[u8], base: usize, c: Classes, carry: &mut Carry) -> bool {
+        let escaped = if c.backslash == 0 && !carry.escaped {
+            0
+        } else {
+            let b = base / 64;
+            self.backslash_blocks[b / 64] |= u64::from(c.backslash != 0) << (b % 64);
+            let escaped = escaped_bytes(c.backslash, &mut carry.escaped);
+            if !escapes_well_formed(line, base, escaped, &mut carry.low_surrogate_at) {
+                return false;
+            }
+            escaped
+        };
+        let quote = c.quote & !escaped;
+        let in_string = prefix_xor(quote) ^ if carry.in_string { !0 } else { 0 };
+        carry.in_string = in_string >> 63 != 0;
+        // Inside a string every byte from 0x00 to 0x1F must be escaped (RFC 8259, section 7).
+        if c.control & in_string != 0 {
+            return false;
+        }
+        let open = quote & in_string;
+        let close = quote & !in_string;
+        let token = !(c.op | c.white | in_string | close);
+        let token_start = token & !(token << 1 | u64::from(carry.in_token));
+        carry.in_token = token >> 63 != 0;
+        let mut structural = (c.op & !in_string) | open | close | token_start;
+        self.positions.reserve(structural.count_ones() as usize);
+        while structural != 0 {
+            self.positions
+                .push((base + structural.trailing_zeros() as usize) as u32);
+            structural &= structural - 1;
+        }
+        true
+    }
+}
+
+/// What a block passes to the next.
+#[derive(Debug, Default)]
+struct Carry {
+    /// The block ended inside a string.
+    in_string: bool,
+    /// The block ended in an odd run of backslashes: the next block's first byte is escaped.
+    escaped: bool,
+    /// The block ended inside a token (a number or literal).
+    in_token: bool,
+    /// Where the `u` of the low surrogate escape that completes a pair is (0: none expected).
+    low_surrogate_at: usize,
+}
+
+/// The bytes escaped by a backslash that are not backslashes themselves (those right after an
+/// odd-length run of backslashes), and byte 0 when the previous block escapes it.
+/// `carry` says on entry whether byte 0 is escaped by the previous block, and on return whether
+/// the next block's byte 0 is.
+///
+/// Without a loop over runs: adding a run's first bit to the run carries through it and sets
+/// the bit just past its end. Doing that separately for the runs that start on even and on odd
+/// bytes, a run's length is odd exactly when its end lands on a byte of the other parity.
+#[inline]
+pub(crate) fn escaped_bytes(backslash: u64, carry: &mut bool) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let escaped_first = u64::from(*carry);
+    // A backslash escaped by the previous block is an ordinary byte: it starts no run.
+    let backslash = backslash & !escaped_first;
+    let starts = backslash & !(backslash << 1);
+    let even_ends = (backslash.wrapping_add(starts & EVEN)) & !backslash;
+    let (odd_sums, odd_overflow) = backslash.overflowing_add(starts & !EVEN);
+    let odd_ends = odd_sums & !backslash;
+    // A run from an odd byte that reaches byte 63 has odd length: it escapes the next block's
+    // first byte. One from an even byte has even length there.
+    *carry = odd_overflow;
+    (even_ends & !EVEN) | (odd_ends & EVEN) | escaped_first
+}
+
+/// Whether every escaped byte in the block at `base` is one JSON allows (`" \ / b f n r t u`),
+/// every `\u` followed by four hex digits, and every surrogate escape one half of a pair, high
+/// then low (docs/envelope.md#encoding). `low_surrogate_at` carries an expected low half from
+/// block to block.
+#[cold]
+fn escapes_well_formed(
+    line: &[u8],
+    base: usize,
+    mut escaped: u64,
+    low_surrogate_at: &mut usize,
+) -> bool {
+    while escaped != 0 {
+        let at = base + escaped.trailing_zeros() as usize;
+        escaped &= escaped - 1;
+        match line.get(at) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {}
+            Some(b'u') => match hex4(line, at + 1) {
+                Some(0xD800..=0xDBFF) => {
+                    // A high half must be followed at once by an escaped low half.
+                    let low = line.get(at + 5..at + 7) == Some(b"\\u")
+                        && matches!(hex4(line, at + 7), Some(0xDC00..=0xDFFF));
+                    if !low {
+                        return false;
+                    }
+                    *low_surrogate_at = at + 6;
+                }
+                Some(0xDC00..=0xDFFF) if *low_surrogate_at == at => *low_surrogate_at = 0,
+                Some(0xDC00..=0xDFFF) | None => return false,
+                Some(_) => {}
+            },
+            // Another byte, or past the line's end (the padding): not a JSON escape.
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The four hex digits at `line[at..]`, as a number.
+fn hex4(line: &[u8], at: usize) -> Option<u32> {
+    let digits = line.get(at..at + 4)?;
+    digits
+        .iter()
+        .try_fold(0, |n, &d| Some(n << 4 | char::from(d).to_digit(16)?))
+}
+
+/// Bit `i` of the result is the XOR of bits `0..=i` of `x`: inside-string from the quotes.
+#[inline(always)]
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The escape rule applied byte by byte: the reference for [`escaped_bytes`].
+    fn escaped_slowly(backslash: u64, carry: &mut bool) -> u64 {
+        let mut escaped = 0;
+        for i in 0..64 {
+            if *carry {
+                escaped |= 1 << i;
+                *carry = false;
+            } else if backslash >> i & 1 != 0 {
+                *carry = true;
+            }
+        }
+        escaped
+    }
+
+    /// A small deterministic generator (splitmix64): no test dependency needed.
+    fn next(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    #[test]
+    fn escaped_bytes_equals_the_byte_by_byte_rule() {
+        let mut state = 7;
+        let mut cases = vec![
+            0,
+            !0,
+            1,
+            1 << 63,
+            0x5555_5555_5555_5555,
+            0xAAAA_AAAA_AAAA_AAAA,
+        ];
+        for _ in 0..200_000 {
+            // Backslashes in runs, as escapes come: dense and sparse masks.
+            let (a, b) = (next(&mut state), next(&mut state));
+            cases.push(a & b);
+            cases.push(a | b);
+            cases.push(a);
+        }
+        for mask in cases {
+            for carry in [false, true] {
+                let (mut fast_carry, mut slow_carry) = (carry, carry);
+                let fast = escaped_bytes(mask, &mut fast_carry);
+                // Escaped backslashes inside a run need no mark (they are valid escapes and
+                // no quotes); byte 0 is marked whenever the previous block escapes it.
+                let slow = escaped_slowly(mask, &mut slow_carry) & !(mask & !u64::from(carry));
+                assert_eq!(
+                    (fast, fast_carry),
+                    (slow, slow_carry),
+                    "{mask:#066b} {carry}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn avx2_classifies_as_the_portable_code() {
+        let mut state = 11;
+        let mut block = [0u8; 64];
+        // Every byte value at every position, then random blocks.
+        for value in 0..=255u8 {
+            block.fill(value);
+            let Some(avx2) = avx2::classify_for_tests(&block) else {
+                return;
+            };
+            assert_eq!(avx2, classify_portable(&block), "byte {value:#04x}");
+        }
+        for _ in 0..50_000 {
+            for chunk in block.chunks_mut(8) {
+                chunk.copy_from_slice(&next(&mut state).to_le_bytes());
+            }
+            let avx2 = avx2::classify_for_tests(&block).unwrap();
+            assert_eq!(avx2, classify_portable(&block));
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod against_simd_json {
+    use super::*;
+
+    /// simd-json's structural indexes of a line it parses.
+    pub(crate) fn simd_json_indexes(line: &[u8]) -> Option<Vec<u32>> {
+        let mut input = line.to_vec();
+        input.resize(line.len() + simd_json::INPUT_PADDING, 0);
+        let mut buffers = simd_json::Buffers::new(line.len());
+        let mut tape = simd_json::Tape::null().reset();
+        simd_json::fill_tape_padded(&mut input, line.len(), &mut buffers, &mut tape).ok()?;
+        Some(buffers.structural_indexes().to_vec())
+    }
+
+    /// Our index of a line simd-json parses equals simd-json's once the closing quotes (which
+    /// simd-json does not index) are left out, with every classifier. Returns whether the line
+    /// was compared.
+    pub(crate) fn same_as_simd_json(line: &[u8]) -> bool {
+        let Some(theirs) = simd_json_indexes(line) else {
+            return false;
+        };
+        for classifier in Classifier::all() {
+            let mut index = Index::default();
+            if !index.build(line, classifier) {
+                // Stage 1 declines what simd-json might accept: lone surrogates and the like.
+                continue;
+            }
+            let mut ours = Vec::new();
+            let mut open = false;
+            for &at in &index.positions {
+                let quote = line[at as usize] == b'"';
+                if quote && open {
+                    open = false;
+                    continue;
+                }
+                open = quote;
+                ours.push(at);
+            }
+            assert_eq!(
+                ours,
+                theirs,
+                "{}: {}",
+                classifier.name(),
+                String::from_utf8_lossy(line)
+            );
+        }
+        true
+    }
+
+    #[test]
+    fn small_lines_index_as_simd_json_does() {
+        for line in [
+            &br#"{"a":[1,true,"x\"y"],"b":{}}"#[..],
+            br#" {"k" : null } "#,
+            br#"{"\\":"\\\"","n":-1.5e3}"#,
+        ] {
+            assert!(same_as_simd_json(line));
+        }
+    }
+}
