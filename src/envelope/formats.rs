@@ -15,20 +15,54 @@ pub const TRUNCATION_MARKER: &str = "…[truncated]";
 /// assert_eq!(parse_timestamp("2024-02-29T00:00:00.000z"), None);
 /// ```
 pub fn parse_timestamp(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() != 24
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || b[10] != b'T'
-        || b[13] != b':'
-        || b[16] != b':'
-        || b[19] != b'.'
-        || b[23] != b'Z'
-    {
+    let b: &[u8; 24] = s.as_bytes().try_into().ok()?;
+    Some(timestamp_days(b)? * 86_400_000 + timestamp_time_ms(b)?)
+}
+
+/// The value of the ASCII digit `b`, or 10 and more for any other byte.
+#[inline(always)]
+fn digit(b: u8) -> i64 {
+    i64::from(b.wrapping_sub(b'0'))
+}
+
+/// The day (since 1970-01-01) of a timestamp's `YYYY-MM-DD`, when it is a real date. Split
+/// from the time of day so that a reader of many timestamps of one day (the attempts of an
+/// envelope) can reuse the day.
+#[inline]
+pub(crate) fn timestamp_days(b: &[u8; 24]) -> Option<i64> {
+    let digits = [b[0], b[1], b[2], b[3], b[5], b[6], b[8], b[9]];
+    if b[4] != b'-' || b[7] != b'-' || digits.iter().any(|&d| digit(d) > 9) {
         return None;
     }
-    let milli = decimal(&b[20..23])?;
-    calendar_ms(b, milli)
+    let year = digit(b[0]) * 1000 + digit(b[1]) * 100 + digit(b[2]) * 10 + digit(b[3]);
+    let (month, day) = (
+        digit(b[5]) * 10 + digit(b[6]),
+        digit(b[8]) * 10 + digit(b[9]),
+    );
+    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        return None;
+    }
+    Some(days_from_civil(year, month, day))
+}
+
+/// The milliseconds into its day of a timestamp's `THH:MM:SS.mmmZ`, when it is a real time of
+/// day (no leap second).
+#[inline]
+pub(crate) fn timestamp_time_ms(b: &[u8; 24]) -> Option<i64> {
+    let digits = [
+        b[11], b[12], b[14], b[15], b[17], b[18], b[20], b[21], b[22],
+    ];
+    let shape = [b[10], b[13], b[16], b[19], b[23]] == *b"T::.Z";
+    if !shape || digits.iter().any(|&d| digit(d) > 9) {
+        return None;
+    }
+    let two = |at: usize| digit(b[at]) * 10 + digit(b[at + 1]);
+    let (hour, minute, second) = (two(11), two(14), two(17));
+    if hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    let milli = digit(b[20]) * 100 + two(21);
+    Some(((hour * 60 + minute) * 60 + second) * 1000 + milli)
 }
 
 /// The decimal number `digits` spell, when they are all ASCII digits.
@@ -172,7 +206,12 @@ const CROCKFORD_VALUE: [u8; 256] = {
 /// assert_eq!(ulid_time_ms("81ARZ3NDEKTSV4RRFFQ69G5FAV"), None);
 /// ```
 pub fn ulid_time_ms(s: &str) -> Option<u64> {
-    let b = s.as_bytes();
+    ulid_bytes_time_ms(s.as_bytes())
+}
+
+/// [`ulid_time_ms`] of raw bytes.
+#[inline]
+pub(crate) fn ulid_bytes_time_ms(b: &[u8]) -> Option<u64> {
     if b.len() != 26 || !(b'0'..=b'7').contains(&b[0]) {
         return None;
     }
@@ -198,7 +237,18 @@ pub fn is_name(s: &str) -> bool {
 
 /// `handler_version`: 1–240 bytes with no control character (Unicode Cc).
 pub fn is_handler_version(s: &str) -> bool {
-    (1..=240).contains(&s.len()) && !s.chars().any(char::is_control)
+    is_handler_version_bytes(s.as_bytes())
+}
+
+/// [`is_handler_version`] of UTF-8 bytes: the control characters (Unicode Cc) are U+0000 to
+/// U+001F, U+007F, and U+0080 to U+009F, which UTF-8 spells `C2 80` to `C2 9F`.
+#[inline]
+pub(crate) fn is_handler_version_bytes(b: &[u8]) -> bool {
+    (1..=240).contains(&b.len())
+        && !b.iter().any(|&c| c < 0x20 || c == 0x7F)
+        && !b
+            .windows(2)
+            .any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]))
 }
 
 fn is_tchar(b: u8) -> bool {
@@ -214,7 +264,11 @@ fn is_tchar(b: u8) -> bool {
 /// assert!(!is_media_type("text/plain;"));
 /// ```
 pub fn is_media_type(s: &str) -> bool {
-    let b = s.as_bytes();
+    is_media_type_bytes(s.as_bytes())
+}
+
+/// [`is_media_type`] of raw bytes.
+pub(crate) fn is_media_type_bytes(b: &[u8]) -> bool {
     if b.len() > 255 {
         return false;
     }
@@ -290,7 +344,11 @@ fn quoted_string(b: &[u8], at: &mut usize) -> bool {
 /// assert!(!is_payload_uri("1s3:x"));
 /// ```
 pub fn is_payload_uri(s: &str) -> bool {
-    let b = s.as_bytes();
+    is_payload_uri_bytes(s.as_bytes())
+}
+
+/// [`is_payload_uri`] of raw bytes.
+pub(crate) fn is_payload_uri_bytes(b: &[u8]) -> bool {
     let Some(colon) = b.iter().position(|&c| c == b':') else {
         return false;
     };
@@ -324,7 +382,12 @@ pub fn is_payload_uri(s: &str) -> bool {
 
 /// `payload_ref.sha256`: exactly 64 lower-case hex digits.
 pub fn is_sha256_hex(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    is_sha256_hex_bytes(s.as_bytes())
+}
+
+/// [`is_sha256_hex`] of raw bytes.
+pub(crate) fn is_sha256_hex_bytes(b: &[u8]) -> bool {
+    b.len() == 64 && b.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// The truncation rule of `message` and `stack`: at most `limit` bytes, or a prefix of
@@ -518,5 +581,70 @@ mod tests {
             &format!("{}{m}", "x".repeat(limit + 1)),
             limit
         ));
+    }
+}
+
+#[cfg(test)]
+mod byte_form_tests {
+    use super::*;
+
+    /// The timestamp rule spelled plainly: the shape, then the calendar (as `calendar_ms`,
+    /// which the ChokaQ import shares, reads it).
+    fn parse_plainly(s: &str) -> Option<i64> {
+        let b = s.as_bytes();
+        let shape = b.len() == 24 && [b[4], b[7], b[10], b[13], b[16], b[19], b[23]] == *b"--T::.Z";
+        if !shape {
+            return None;
+        }
+        calendar_ms(b, decimal(&b[20..23])?)
+    }
+
+    #[test]
+    fn the_split_parser_agrees_with_the_plain_rule() {
+        // Every field at and around its bounds, and bytes next to the digits.
+        let years = [
+            "0000", "1969", "1970", "2000", "2023", "2024", "2100", "9999", "2O24", "-024",
+        ];
+        let months = ["00", "01", "02", "09", "10", "12", "13", "1/", ":1"];
+        let days = ["00", "01", "28", "29", "30", "31", "32", "3:"];
+        let times = [
+            "00:00:00.000",
+            "23:59:59.999",
+            "24:00:00.000",
+            "12:60:00.000",
+            "12:00:60.000",
+            "12:00:00.00/",
+            "12:00:00:000",
+            "1 :00:00.000",
+        ];
+        let mut checked = 0;
+        for y in years {
+            for m in months {
+                for d in days {
+                    for t in times {
+                        for (sep, end) in [("T", "Z"), ("t", "Z"), ("T", "z"), (" ", "Z")] {
+                            let s = format!("{y}-{m}-{d}{sep}{t}{end}");
+                            assert_eq!(parse_timestamp(&s), parse_plainly(&s), "{s}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000);
+        assert_eq!(
+            parse_timestamp("2024-02-29T00:00:00.000Z"),
+            Some(1_709_164_800_000)
+        );
+    }
+
+    #[test]
+    fn handler_version_bytes_agree_with_the_char_rule() {
+        for c in ('\0'..='\u{3ff}').chain(['\u{2028}', '\u{feff}', '\u{10ffff}']) {
+            for s in [format!("{c}"), format!("v1{c}"), format!("{c}\u{85}x")] {
+                let by_chars = (1..=240).contains(&s.len()) && !s.chars().any(char::is_control);
+                assert_eq!(is_handler_version(&s), by_chars, "{s:?}");
+            }
+        }
     }
 }

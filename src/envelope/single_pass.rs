@@ -60,8 +60,11 @@ impl SinglePass {
         let mut walk = Walk {
             line,
             index: &self.index,
+            positions: self.index.positions(),
             at: 0,
             keys: &mut self.keys,
+            // No timestamp starts with a zero byte: the first one is parsed.
+            last_day: ([0; 10], 0),
         };
         let top = walk.envelope()?;
         let queue = &line[top.queue.start as usize..top.queue.end as usize];
@@ -255,17 +258,21 @@ impl Top {
 struct Walk<'l, 'k> {
     line: &'l [u8],
     index: &'l Index,
+    /// The index's positions.
+    positions: &'l [u32],
     /// The next structural to read.
     at: usize,
     /// Keys of the objects being walked, for duplicates.
     keys: &'k mut Vec<(u32, u32)>,
+    /// The `YYYY-MM-DD` of the last timestamp read, and its day number.
+    last_day: ([u8; 10], i64),
 }
 
-impl Walk<'_, '_> {
+impl<'l> Walk<'l, '_> {
     /// The byte at the next structural (`None` at the end of the line).
     #[inline(always)]
     fn peek(&self) -> Option<u8> {
-        let &position = self.index.positions.get(self.at)?;
+        let &position = self.positions.get(self.at)?;
         Some(self.line[position as usize])
     }
 
@@ -281,7 +288,7 @@ impl Walk<'_, '_> {
         if self.peek()? != b'"' {
             return None;
         }
-        let positions = &self.index.positions;
+        let positions = self.positions;
         let (open, close) = (positions[self.at], *positions.get(self.at + 1)?);
         self.at += 2;
         Some(Span {
@@ -293,7 +300,7 @@ impl Walk<'_, '_> {
     /// A string whose bytes are its value: one without escapes (an escape would have to be
     /// decoded before a rule reads it, which the tape path does).
     #[inline(always)]
-    fn plain_string(&mut self) -> Option<&[u8]> {
+    fn plain_string(&mut self) -> Option<&'l [u8]> {
         let span = self.string()?;
         let (start, end) = (span.start as usize, span.end as usize);
         if self.index.has_backslash(self.line, start, end) {
@@ -302,10 +309,19 @@ impl Walk<'_, '_> {
         Some(&self.line[start..end])
     }
 
-    /// A plain string that is a valid timestamp: its time.
+    /// A plain string that is a valid timestamp: its time. The day of the last one is kept:
+    /// an envelope's timestamps mostly fall on one day.
+    #[inline]
     fn timestamp(&mut self) -> Option<i64> {
-        let text = self.plain_string()?;
-        formats::parse_timestamp(std::str::from_utf8(text).ok()?)
+        let text: &[u8; 24] = self.plain_string()?.try_into().ok()?;
+        let days = if text[..10] == self.last_day.0 {
+            self.last_day.1
+        } else {
+            let days = formats::timestamp_days(text)?;
+            self.last_day = (text[..10].try_into().ok()?, days);
+            days
+        };
+        Some(days * 86_400_000 + formats::timestamp_time_ms(text)?)
     }
 
     /// `null` or a valid timestamp.
@@ -320,8 +336,8 @@ impl Walk<'_, '_> {
     /// The token (number or literal) at the next structural: its bytes, up to the first byte
     /// that ends a token.
     #[inline(always)]
-    fn token(&mut self) -> Option<&[u8]> {
-        let start = *self.index.positions.get(self.at)? as usize;
+    fn token(&mut self) -> Option<&'l [u8]> {
+        let start = *self.positions.get(self.at)? as usize;
         let rest = &self.line[start..];
         let len = rest
             .iter()
@@ -490,7 +506,7 @@ impl Walk<'_, '_> {
             }
         }
         self.distinct_keys(frame)?;
-        (self.at == self.index.positions.len()).then_some(top)
+        (self.at == self.positions.len()).then_some(top)
     }
 
     /// One top-level member: its key, and its value checked by the key's rules.
@@ -507,8 +523,7 @@ impl Walk<'_, '_> {
                 ENVELOPE_VERSION
             }
             b"id" => {
-                let id = std::str::from_utf8(self.plain_string()?).ok()?;
-                top.id_time = Some(formats::ulid_time_ms(id)?);
+                top.id_time = Some(formats::ulid_bytes_time_ms(self.plain_string()?)?);
                 ID
             }
             b"queue" => {
@@ -528,8 +543,7 @@ impl Walk<'_, '_> {
             }
             b"handler_version" => {
                 if !self.null()? {
-                    let text = std::str::from_utf8(self.plain_string()?).ok()?;
-                    if !formats::is_handler_version(text) {
+                    if !formats::is_handler_version_bytes(self.plain_string()?) {
                         return None;
                     }
                 }
@@ -550,8 +564,7 @@ impl Walk<'_, '_> {
                 PAYLOAD_REF
             }
             b"payload_content_type" => {
-                let text = std::str::from_utf8(self.plain_string()?).ok()?;
-                if !formats::is_media_type(text) {
+                if !formats::is_media_type_bytes(self.plain_string()?) {
                     return None;
                 }
                 CONTENT_TYPE
@@ -644,14 +657,8 @@ impl Walk<'_, '_> {
                 let (start, end) = self.key()?;
                 self.eat(b':')?;
                 let bit = match &self.line[start as usize..end as usize] {
-                    b"uri" => {
-                        let text = std::str::from_utf8(self.plain_string()?).ok()?;
-                        formats::is_payload_uri(text).then_some(1)?
-                    }
-                    b"sha256" => {
-                        let text = std::str::from_utf8(self.plain_string()?).ok()?;
-                        formats::is_sha256_hex(text).then_some(2)?
-                    }
+                    b"uri" => formats::is_payload_uri_bytes(self.plain_string()?).then_some(1)?,
+                    b"sha256" => formats::is_sha256_hex_bytes(self.plain_string()?).then_some(2)?,
                     b"size" => {
                         self.small_unsigned()?;
                         4

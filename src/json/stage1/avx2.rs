@@ -12,20 +12,24 @@ use std::arch::x86_64::{
 
 use super::{Classes, Classify, Index};
 
-/// Whether the running CPU has AVX2 (checked at run time, cached by `std`).
+/// Whether the running CPU has AVX2, BMI1 and POPCNT (checked at run time, cached by `std`).
 pub(super) fn available() -> bool {
     std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("popcnt")
 }
 
 /// Stage 1 of `line` with the AVX2 classifier. Only called for `Classifier::Avx2`, which
 /// `Classifier::best` chooses only when [`available`] found AVX2 on this CPU.
 pub(super) fn build(index: &mut Index, line: &[u8]) -> bool {
-    // SAFETY: AVX2 is present (see above), the one target feature `build_avx2` needs.
+    // SAFETY: AVX2, BMI1 and POPCNT are present (see above): the target features of
+    // `build_avx2`.
     unsafe { build_avx2(index, line) }
 }
 
-/// The whole block loop compiled for AVX2, so that the classifier is inlined into it.
-#[target_feature(enable = "avx2")]
+/// The whole block loop compiled for AVX2 (and the bit instructions every AVX2 CPU has), so
+/// that the classifier is inlined into it.
+#[target_feature(enable = "avx2,bmi1,popcnt")]
 fn build_avx2(index: &mut Index, line: &[u8]) -> bool {
     index.build_with::<Avx2>(line)
 }

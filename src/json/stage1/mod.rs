@@ -121,15 +121,23 @@ pub(crate) fn classify_portable(block: &[u8; 64]) -> Classes {
 /// to line (no allocation once grown).
 #[derive(Debug, Default)]
 pub(crate) struct Index {
-    /// Byte offsets, in order: every `{ } [ ] : ,` outside strings, every string's opening
-    /// and closing quote, and the first byte of every other token (number, literal, or bytes
-    /// that are neither, which the walk refuses).
-    pub positions: Vec<u32>,
+    /// The positions (see [`Index::positions`]) in `slots[..count]`; the slots after them are
+    /// room that the next block may write (always at least 64 past `count`), never read.
+    slots: Vec<u32>,
+    count: usize,
     /// Bit `b` is set when 64-byte block `b` holds a backslash.
     backslash_blocks: Vec<u64>,
 }
 
 impl Index {
+    /// Byte offsets, in order: every `{ } [ ] : ,` outside strings, every string's opening
+    /// and closing quote, and the first byte of every other token (number, literal, or bytes
+    /// that are neither, which the walk refuses).
+    #[inline(always)]
+    pub(crate) fn positions(&self) -> &[u32] {
+        &self.slots[..self.count]
+    }
+
     /// Whether `line[from..to]` holds a backslash (an escape, in a string).
     #[inline]
     pub(crate) fn has_backslash(&self, line: &[u8], from: usize, to: usize) -> bool {
@@ -145,13 +153,19 @@ impl Index {
     /// could accept: not UTF-8, longer than 4 GiB, a control character or a bad escape in a
     /// string, a string left open, or a `\u` escape of a surrogate (which the tape path judges).
     pub(crate) fn build(&mut self, line: &[u8], classifier: Classifier) -> bool {
-        self.positions.clear();
+        self.count = 0;
         self.backslash_blocks.clear();
         if u32::try_from(line.len()).is_err() || simdutf8::basic::from_utf8(line).is_err() {
             return false;
         }
         self.backslash_blocks
             .resize(line.len().div_ceil(64 * 64), 0);
+        // A block writes up to 64 slots past the positions so far, which are fewer than the
+        // bytes before the block. Grown once to the longest line; never cleared.
+        let room = line.len().div_ceil(64) * 64 + 64;
+        if self.slots.len() < room {
+            self.slots.resize(room, 0);
+        }
         match classifier {
             Classifier::Portable => self.build_with::<Portable>(line),
             #[cfg(target_arch = "x86_64")]
@@ -216,12 +230,20 @@ impl Index {
         let token_start = token & !(token << 1 | u64::from(carry.in_token));
         carry.in_token = token >> 63 != 0;
         let mut structural = (c.op & !in_string) | open | close | token_start;
-        self.positions.reserve(structural.count_ones() as usize);
-        while structural != 0 {
-            self.positions
-                .push((base + structural.trailing_zeros() as usize) as u32);
-            structural &= structural - 1;
+        // Eight slots at a time, unconditionally (the extra ones are overwritten by the next
+        // block): fewer branches than one push per bit, whose count is unpredictable.
+        let found = structural.count_ones() as usize;
+        let slots = &mut self.slots[self.count..self.count + 64];
+        let base = base as u32;
+        let mut written = 0;
+        while written < found {
+            for k in 0..8 {
+                slots[(written + k) & 63] = base + structural.trailing_zeros();
+                structural &= structural.wrapping_sub(1);
+            }
+            written += 8;
         }
+        self.count += found;
         true
     }
 }
@@ -433,7 +455,7 @@ pub(crate) mod against_simd_json {
             }
             let mut ours = Vec::new();
             let mut open = false;
-            for &at in &index.positions {
+            for &at in index.positions() {
                 let quote = line[at as usize] == b'"';
                 if quote && open {
                     open = false;
