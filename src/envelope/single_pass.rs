@@ -542,10 +542,8 @@ impl<'l> Walk<'l, '_> {
                 HANDLER_REF
             }
             b"handler_version" => {
-                if !self.null()? {
-                    if !formats::is_handler_version_bytes(self.plain_string()?) {
-                        return None;
-                    }
+                if !self.null()? && !formats::is_handler_version_bytes(self.plain_string()?) {
+                    return None;
                 }
                 HANDLER_VERSION
             }
