@@ -18,7 +18,7 @@ pub use options::{
     SUPPORTED_VERSIONS,
 };
 pub(crate) use rules::Top;
-pub(crate) use single_pass::SinglePass;
+pub(crate) use single_pass::{Clean, SinglePass};
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::json::{Document, JsonParser};
@@ -123,10 +123,15 @@ impl EnvelopeRules {
     /// (`single_pass.rs`) without parsing a tape: `Some(version)` then; `None` when it is not,
     /// or when the single pass cannot tell, and [`EnvelopeRules::check_line`] must judge it.
     pub(crate) fn clean_version(&self, single: &mut SinglePass, line: &[u8]) -> Option<u32> {
+        self.clean(single, line).map(|clean| clean.version)
+    }
+
+    /// [`EnvelopeRules::clean_version`], with what else the single pass read of the line.
+    pub(crate) fn clean(&self, single: &mut SinglePass, line: &[u8]) -> Option<Clean> {
         if line.len() as u64 > self.largest_limit {
             return None;
         }
-        single.check(&self.options, line).map(|clean| clean.version)
+        single.check(&self.options, line)
     }
 
     /// `PAYLOAD_TOO_LARGE` when a line of `len` bytes is over `queue`'s size limit

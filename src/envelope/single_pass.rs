@@ -38,6 +38,15 @@ impl Default for SinglePass {
 pub(crate) struct Clean {
     /// The line's `envelope_version`.
     pub version: u32,
+    /// Its `status` is `DEAD`.
+    pub dead: bool,
+    /// Its `redrive_count`.
+    pub redrive_count: u64,
+    /// The bytes of its `queue` (a name: no escapes).
+    pub queue: (u32, u32),
+    /// The byte ranges of the values `redrive` rewrites: `status`, `attempt_count`,
+    /// `redrive_count`, `next_attempt_at`, `lease_expires_at`, in that order.
+    pub redrive_spans: [(u32, u32); 5],
 }
 
 impl SinglePass {
@@ -137,6 +146,8 @@ struct Top {
     next_attempt_at: Option<Stamp>,
     lease_expires_at: Option<Stamp>,
     created_at: i64,
+    /// Where the values `redrive` rewrites are (see [`Clean::redrive_spans`]).
+    redrive_spans: [(u32, u32); 5],
     /// `payload_ref` is a valid claim check (a set one that is not is declined at once).
     claim_check: bool,
     /// A header named `rdq.source` or `rdq.submitted_by` (moved to `origin` in version 2).
@@ -250,7 +261,13 @@ impl Top {
                 return None;
             }
         }
-        Some(Clean { version })
+        Some(Clean {
+            version,
+            dead: self.status == Some(Status::Dead),
+            redrive_count: self.redrive_count,
+            queue: (self.queue.start, self.queue.end),
+            redrive_spans: self.redrive_spans,
+        })
     }
 }
 
@@ -339,17 +356,8 @@ impl<'l> Walk<'l, '_> {
     fn token(&mut self) -> Option<&'l [u8]> {
         let start = *self.positions.get(self.at)? as usize;
         let rest = &self.line[start..];
-        let len = rest
-            .iter()
-            .position(|&b| {
-                matches!(
-                    b,
-                    b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']' | b':' | b'"' | b'{' | b'['
-                )
-            })
-            .unwrap_or(rest.len());
         self.at += 1;
-        Some(&rest[..len])
+        Some(&rest[..token_len(rest)])
     }
 
     /// Exactly the literal `word`.
@@ -513,6 +521,7 @@ impl<'l> Walk<'l, '_> {
     fn top_member(&mut self, top: &mut Top) -> Option<()> {
         let (start, end) = self.key()?;
         self.eat(b':')?;
+        let value_at = self.at;
         let bit = match &self.line[start as usize..end as usize] {
             b"envelope_version" => {
                 top.version = match self.small_unsigned()? {
@@ -619,7 +628,27 @@ impl<'l> Walk<'l, '_> {
             return None;
         }
         top.seen |= bit;
+        let rewritten = match bit {
+            STATUS => 0,
+            ATTEMPT_COUNT => 1,
+            REDRIVE_COUNT => 2,
+            NEXT_ATTEMPT_AT => 3,
+            LEASE_EXPIRES_AT => 4,
+            _ => return Some(()),
+        };
+        top.redrive_spans[rewritten] = self.scalar_range(value_at);
         Some(())
+    }
+
+    /// The bytes of the scalar value (string, number or literal) read from structural `at`.
+    fn scalar_range(&self, at: usize) -> (u32, u32) {
+        let start = self.positions[at];
+        let end = if self.line[start as usize] == b'"' {
+            self.positions[at + 1] + 1
+        } else {
+            start + token_len(&self.line[start as usize..]) as u32
+        };
+        (start, end)
     }
 
     /// `headers`: an object of string values under non-empty keys.
@@ -960,6 +989,19 @@ enum Duration {
     Null,
     Ms(u64),
     Other,
+}
+
+/// The length of the token `rest` starts with: up to the first byte that ends a token.
+#[inline(always)]
+fn token_len(rest: &[u8]) -> usize {
+    rest.iter()
+        .position(|&b| {
+            matches!(
+                b,
+                b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']' | b':' | b'"' | b'{' | b'['
+            )
+        })
+        .unwrap_or(rest.len())
 }
 
 /// `queue` and `handler_ref` (docs/envelope.md#queue-and-handler_ref), on raw bytes: a name
