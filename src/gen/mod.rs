@@ -11,18 +11,22 @@
 //! is a small textual edit of a valid line, so everything else about the line stays realistic,
 //! and [`Generator::next_line`] says which code the edit is meant to draw; the tests hold it to
 //! that.
+//!
+//! With [`GenOptions::stack_bytes`], every failure's stack trace is padded to about that many
+//! bytes with the frames of calls through Spring proxies, for a corpus that weighs long,
+//! escape-heavy strings.
 
 mod chokaq;
 mod defects;
 mod tables;
 
+use std::fmt::Write as _;
 use std::io::Write;
 
 pub use chokaq::ChokaqGenerator;
 use defects::DEFECTS;
 use tables::*;
 
-use memchr::memmem;
 use rand_pcg::rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -41,6 +45,13 @@ pub struct GenOptions {
     pub version: u32,
     /// The share of lines, from 0 to 1, that carry one defect each.
     pub invalid_rate: f64,
+    /// With `Some(n)`, every retryable or permanent failure carries a stack trace of about `n`
+    /// bytes (UTF-8, unescaped: what the `stack` limit counts), never more: the usual frames,
+    /// padded between the service's frames and the worker's with calls through Spring proxies.
+    /// A stack is never cut below its usual frames (up to about 1.3 KB). Over
+    /// [`STACK_LIMIT`](crate::envelope::STACK_LIMIT) the lines are invalid, which is only
+    /// useful to test rejections. `None` (the default): the usual stacks, or none.
+    pub stack_bytes: Option<usize>,
 }
 
 impl Default for GenOptions {
@@ -49,6 +60,7 @@ impl Default for GenOptions {
             seed: 0,
             version: crate::envelope::NEWEST_VERSION,
             invalid_rate: 0.0,
+            stack_bytes: None,
         }
     }
 }
@@ -89,6 +101,8 @@ pub struct Generator {
     clock_ms: i64,
     /// The payload's JSON before it is base64-encoded (reused).
     payload: Vec<u8>,
+    /// A stack trace before it is escaped (reused).
+    stack: String,
 }
 
 impl Generator {
@@ -100,6 +114,7 @@ impl Generator {
             options,
             clock_ms: EPOCH_MS,
             payload: Vec::with_capacity(4096),
+            stack: String::with_capacity(4096),
         }
     }
 
@@ -362,9 +377,10 @@ impl Generator {
             ",\"error\":{{\"type\":\"{}\",\"message\":\"",
             pick.exception
         );
-        let message_at = out.len();
-        self.template(out, pick.message, true);
-        let message = out[message_at..].to_vec();
+        let mut message = Vec::new();
+        self.template(&mut message, pick.message, false);
+        let message = String::from_utf8(message).expect("templates expand to UTF-8");
+        push_text(out, &message, true);
         out.push(b'"');
         if self.below(6) == 0 {
             let _ = write!(
@@ -373,8 +389,10 @@ impl Generator {
                 [502, 503, 504, 429][self.below(4)]
             );
         }
-        // Some SDKs keep the stack of the final failure only, some none at all.
+        // Some SDKs keep the stack of the final failure only, some none at all. The draw is
+        // made either way, so that `stack_bytes` changes the stacks and what follows them only.
         match self.below(10) {
+            _ if self.options.stack_bytes.is_some() => {}
             0 => {
                 out.extend_from_slice(b",\"stack\":null}");
                 return;
@@ -385,37 +403,89 @@ impl Generator {
             }
             _ => {}
         }
+        // Built as plain text and escaped once: its length is then what the limit counts.
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
         // `Type: first line of the message`, then the frames from the throw upwards.
-        let _ = write!(out, ",\"stack\":\"{}: ", pick.exception);
-        let first_line_end = memmem::find(&message, b"\\n").unwrap_or(message.len());
-        out.extend_from_slice(&message[..first_line_end]);
+        let first_line = message.split('\n').next().unwrap_or_default();
+        let _ = write!(stack, "{}: {first_line}", pick.exception);
         let library = self.range(0, pick.frames.len() as i64) as usize;
         for frame in &pick.frames[pick.frames.len() - library..] {
-            let _ = write!(out, "\\n\\tat {frame}");
+            let _ = write!(stack, "\n\tat {frame}");
         }
         let own = self.range(1, 3);
-        let file = service.class.rsplit('.').next().unwrap_or(service.class);
-        for depth in 0..own {
-            let _ = write!(
-                out,
-                "\\n\\tat {}.{}({file}.java:{})",
-                service.class,
-                ["handle", "process", "apply", "execute", "lambda$run$0"][depth as usize],
-                self.range(40, 900)
-            );
+        for method in &OWN_METHODS[..own as usize] {
+            self.push_own_frame(&mut stack, service, method);
         }
+        let padding_at = stack.len();
         for frame in WORKER_FRAMES {
-            let _ = write!(out, "\\n\\tat {frame}");
+            let _ = write!(stack, "\n\tat {frame}");
         }
         if self.below(4) == 0 {
             let _ = write!(
-                out,
-                "\\nCaused by: java.io.IOException: stream closed\\n\\tat {}\\n\\t... {} more",
+                stack,
+                "\nCaused by: java.io.IOException: stream closed\n\tat {}\n\t... {} more",
                 HTTP_FRAMES[0],
                 self.range(3, 30)
             );
         }
+        if let Some(target) = self.options.stack_bytes {
+            let padding = self.proxy_frames(service, target.saturating_sub(stack.len()));
+            stack.insert_str(padding_at, &padding);
+        }
+        out.extend_from_slice(b",\"stack\":\"");
+        push_text(out, &stack, true);
         out.extend_from_slice(b"\"}");
+        self.stack = stack;
+    }
+
+    /// A frame of the service's own code: `method` at some line of its class's file.
+    fn push_own_frame(&mut self, stack: &mut String, service: &Service, method: &str) {
+        let file = service.class.rsplit('.').next().unwrap_or(service.class);
+        let _ = write!(
+            stack,
+            "\n\tat {}.{method}({file}.java:{})",
+            service.class,
+            self.range(40, 900)
+        );
+    }
+
+    /// Whole frames of calls from one bean of the service to another through Spring proxies,
+    /// as many as fit in `budget` bytes (short of it by less than a frame): the depth that
+    /// makes real stacks long.
+    fn proxy_frames(&mut self, service: &Service, budget: usize) -> String {
+        let mut frames = String::with_capacity(budget + 2048);
+        while frames.len() <= budget {
+            // Innermost first: the target called by reflection, the interceptors (none to
+            // three), the proxy's entry, its generated subclass, the calling method.
+            for frame in PROXY_INVOKE_FRAMES {
+                let _ = write!(frames, "\n\tat {frame}");
+            }
+            for _ in 0..self.below(4) {
+                for frame in INTERCEPTOR_FRAMES[self.below(INTERCEPTOR_FRAMES.len())] {
+                    let _ = write!(frames, "\n\tat {frame}");
+                }
+                let _ = write!(frames, "\n\tat {INTERCEPTOR_PROCEED}");
+            }
+            for frame in PROXY_ENTRY_FRAMES {
+                let _ = write!(frames, "\n\tat {frame}");
+            }
+            let called = OWN_METHODS[self.below(OWN_METHODS.len())];
+            let _ = write!(
+                frames,
+                "\n\tat {}$$SpringCGLIB$$0.{called}(<generated>)",
+                service.class
+            );
+            let caller = OWN_METHODS[self.below(OWN_METHODS.len())];
+            self.push_own_frame(&mut frames, service, caller);
+        }
+        // Each frame starts with its line feed: cut before the first one that does not fit.
+        let cut = frames.as_bytes()[..=budget]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .unwrap_or(0);
+        frames.truncate(cut);
+        frames
     }
 
     /// The payload: a JSON object of the service's shape, 50 B to 2 KB, mostly small.
