@@ -20,13 +20,13 @@ mod chokaq;
 mod defects;
 mod tables;
 
-use std::fmt::Write as _;
 use std::io::Write;
 
 pub use chokaq::ChokaqGenerator;
 use defects::DEFECTS;
 use tables::*;
 
+use memchr::memmem;
 use rand_pcg::rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -101,8 +101,6 @@ pub struct Generator {
     clock_ms: i64,
     /// The payload's JSON before it is base64-encoded (reused).
     payload: Vec<u8>,
-    /// A stack trace before it is escaped (reused).
-    stack: String,
 }
 
 impl Generator {
@@ -114,7 +112,6 @@ impl Generator {
             options,
             clock_ms: EPOCH_MS,
             payload: Vec::with_capacity(4096),
-            stack: String::with_capacity(4096),
         }
     }
 
@@ -377,10 +374,9 @@ impl Generator {
             ",\"error\":{{\"type\":\"{}\",\"message\":\"",
             pick.exception
         );
-        let mut message = Vec::new();
-        self.template(&mut message, pick.message, false);
-        let message = String::from_utf8(message).expect("templates expand to UTF-8");
-        push_text(out, &message, true);
+        let message_at = out.len();
+        self.template(out, pick.message, true);
+        let message = out[message_at..].to_vec();
         out.push(b'"');
         if self.below(6) == 0 {
             let _ = write!(
@@ -403,87 +399,86 @@ impl Generator {
             }
             _ => {}
         }
-        // Built as plain text and escaped once: its length is then what the limit counts.
-        let mut stack = std::mem::take(&mut self.stack);
-        stack.clear();
         // `Type: first line of the message`, then the frames from the throw upwards.
-        let first_line = message.split('\n').next().unwrap_or_default();
-        let _ = write!(stack, "{}: {first_line}", pick.exception);
+        out.extend_from_slice(b",\"stack\":\"");
+        let stack_at = out.len();
+        let _ = write!(out, "{}: ", pick.exception);
+        let first_line_end = memmem::find(&message, b"\\n").unwrap_or(message.len());
+        out.extend_from_slice(&message[..first_line_end]);
         let library = self.range(0, pick.frames.len() as i64) as usize;
-        for frame in &pick.frames[pick.frames.len() - library..] {
-            let _ = write!(stack, "\n\tat {frame}");
-        }
+        push_frames(out, &pick.frames[pick.frames.len() - library..]);
         let own = self.range(1, 3);
         for method in &OWN_METHODS[..own as usize] {
-            self.push_own_frame(&mut stack, service, method);
+            self.push_own_frame(out, service, method);
         }
-        let padding_at = stack.len();
-        for frame in WORKER_FRAMES {
-            let _ = write!(stack, "\n\tat {frame}");
-        }
+        let padding_at = out.len();
+        push_frames(out, WORKER_FRAMES);
         if self.below(4) == 0 {
             let _ = write!(
-                stack,
-                "\nCaused by: java.io.IOException: stream closed\n\tat {}\n\t... {} more",
+                out,
+                "\\nCaused by: java.io.IOException: stream closed\\n\\tat {}\\n\\t... {} more",
                 HTTP_FRAMES[0],
                 self.range(3, 30)
             );
         }
         if let Some(target) = self.options.stack_bytes {
-            let padding = self.proxy_frames(service, target.saturating_sub(stack.len()));
-            stack.insert_str(padding_at, &padding);
+            // The limit counts the text, not its JSON escapes.
+            let budget = target.saturating_sub(unescaped_len(&out[stack_at..]));
+            let padding = self.proxy_frames(service, budget);
+            out.splice(padding_at..padding_at, padding);
         }
-        out.extend_from_slice(b",\"stack\":\"");
-        push_text(out, &stack, true);
         out.extend_from_slice(b"\"}");
-        self.stack = stack;
     }
 
     /// A frame of the service's own code: `method` at some line of its class's file.
-    fn push_own_frame(&mut self, stack: &mut String, service: &Service, method: &str) {
+    fn push_own_frame(&mut self, out: &mut Vec<u8>, service: &Service, method: &str) {
         let file = service.class.rsplit('.').next().unwrap_or(service.class);
         let _ = write!(
-            stack,
-            "\n\tat {}.{method}({file}.java:{})",
+            out,
+            "\\n\\tat {}.{method}({file}.java:{})",
             service.class,
             self.range(40, 900)
         );
     }
 
     /// Whole frames of calls from one bean of the service to another through Spring proxies,
-    /// as many as fit in `budget` bytes (short of it by less than a frame): the depth that
-    /// makes real stacks long.
-    fn proxy_frames(&mut self, service: &Service, budget: usize) -> String {
-        let mut frames = String::with_capacity(budget + 2048);
-        while frames.len() <= budget {
+    /// as JSON string contents whose text is at most `budget` bytes (short of it by less than
+    /// a frame): the depth that makes real stacks long.
+    fn proxy_frames(&mut self, service: &Service, budget: usize) -> Vec<u8> {
+        let mut frames = Vec::with_capacity(budget + budget / 16 + 4096);
+        let mut text_len = 0;
+        while text_len <= budget {
+            let hop_at = frames.len();
             // Innermost first: the target called by reflection, the interceptors (none to
             // three), the proxy's entry, its generated subclass, the calling method.
-            for frame in PROXY_INVOKE_FRAMES {
-                let _ = write!(frames, "\n\tat {frame}");
-            }
+            push_frames(&mut frames, PROXY_INVOKE_FRAMES);
             for _ in 0..self.below(4) {
-                for frame in INTERCEPTOR_FRAMES[self.below(INTERCEPTOR_FRAMES.len())] {
-                    let _ = write!(frames, "\n\tat {frame}");
-                }
-                let _ = write!(frames, "\n\tat {INTERCEPTOR_PROCEED}");
+                push_frames(
+                    &mut frames,
+                    INTERCEPTOR_FRAMES[self.below(INTERCEPTOR_FRAMES.len())],
+                );
+                push_frames(&mut frames, &[INTERCEPTOR_PROCEED]);
             }
-            for frame in PROXY_ENTRY_FRAMES {
-                let _ = write!(frames, "\n\tat {frame}");
-            }
+            push_frames(&mut frames, PROXY_ENTRY_FRAMES);
             let called = OWN_METHODS[self.below(OWN_METHODS.len())];
             let _ = write!(
                 frames,
-                "\n\tat {}$$SpringCGLIB$$0.{called}(<generated>)",
+                "\\n\\tat {}$$SpringCGLIB$$0.{called}(<generated>)",
                 service.class
             );
             let caller = OWN_METHODS[self.below(OWN_METHODS.len())];
             self.push_own_frame(&mut frames, service, caller);
+            text_len += unescaped_len(&frames[hop_at..]);
         }
-        // Each frame starts with its line feed: cut before the first one that does not fit.
-        let cut = frames.as_bytes()[..=budget]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .unwrap_or(0);
+        // Each frame starts with its escaped `\n\t`: cut before the first one that does not fit.
+        let (mut cut, mut text_len) = (0, 0);
+        for at in memmem::find_iter(&frames, b"\\n\\t") {
+            text_len += unescaped_len(&frames[cut..at]);
+            if text_len > budget {
+                break;
+            }
+            cut = at;
+        }
         frames.truncate(cut);
         frames
     }
@@ -626,4 +621,27 @@ fn push_text(out: &mut Vec<u8>, text: &str, escape: bool) {
     } else {
         out.extend_from_slice(text.as_bytes());
     }
+}
+
+/// Appends stack frames, each on its own line after a tab and `at`, as JSON string contents.
+fn push_frames(out: &mut Vec<u8>, frames: &[&str]) {
+    for frame in frames {
+        let _ = write!(out, "\\n\\tat {frame}");
+    }
+}
+
+/// The length of JSON string contents (as the crate's escaper writes them) once unescaped: an
+/// escape is two bytes for one, or six (`\u00XX`) for one control character.
+fn unescaped_len(escaped: &[u8]) -> usize {
+    let (mut len, mut at) = (escaped.len(), 0);
+    while let Some(found) = memchr::memchr(b'\\', &escaped[at..]) {
+        let width = if escaped.get(at + found + 1) == Some(&b'u') {
+            6
+        } else {
+            2
+        };
+        len -= width - 1;
+        at += found + width;
+    }
+    len
 }
