@@ -2,6 +2,7 @@
 
 mod common;
 use common::{bin, run, scratch, stderr, stdout};
+use rdq_envelope::JsonParser;
 
 #[test]
 fn gen_is_deterministic_and_validates() {
@@ -65,6 +66,74 @@ fn gen_writes_output_files_atomically_and_refuses_bad_flags() {
         let out = run(bad, b"");
         assert_eq!(out.status.code(), Some(2), "{bad:?}");
         assert!(!stderr(&out).is_empty(), "{bad:?}");
+    }
+}
+
+/// `--stack-bytes N`: every failure's stack is N bytes or a frame short of it (the limit counts
+/// unescaped UTF-8 bytes), the lines still validate, up to the stack limit itself.
+#[test]
+fn gen_stack_bytes_pads_every_failure_stack() {
+    for (stack_bytes, seed) in [("4096", "4"), ("65536", "5")] {
+        let args = [
+            "gen",
+            "--count",
+            "40",
+            "--seed",
+            seed,
+            "--stack-bytes",
+            stack_bytes,
+        ];
+        let generated = run(&args, b"");
+        assert!(generated.status.success(), "{}", stderr(&generated));
+        assert_eq!(generated.stdout, run(&args, b"").stdout);
+        let checked = run(&["validate", "-q"], &generated.stdout);
+        assert_eq!(checked.status.code(), Some(0), "{}", stdout(&checked));
+
+        let target: usize = stack_bytes.parse().unwrap();
+        // The crate's parser, not serde_json: gen's unknown members hold numbers like 1e400.
+        let mut parser = JsonParser::new();
+        let mut stacks = 0;
+        for line in stdout(&generated).lines() {
+            let envelope = parser.parse(line.as_bytes(), &mut Vec::new()).unwrap();
+            for attempt in envelope.root().get("attempts").unwrap().elements() {
+                let outcome = attempt.get("outcome").and_then(|o| o.as_str());
+                if !matches!(outcome, Some("RETRYABLE_FAILURE" | "PERMANENT_FAILURE")) {
+                    continue;
+                }
+                let error = attempt.get("error").unwrap();
+                let stack = error
+                    .get("stack")
+                    .and_then(|s| s.as_str())
+                    .expect("a stack");
+                // Short of the target by less than the longest frame.
+                assert!(
+                    (target - 200..=target).contains(&stack.len()),
+                    "{} bytes for {target}",
+                    stack.len()
+                );
+                assert!(stack.contains("\n\tat org.springframework.aop."));
+                stacks += 1;
+            }
+        }
+        assert!(stacks >= 40, "{stacks} stacks in 40 lines");
+    }
+
+    for bad in [
+        &["gen", "--count", "1", "--stack-bytes", "1000"][..],
+        &["gen", "--count", "1", "--stack-bytes", "65537"],
+        &[
+            "gen",
+            "--count",
+            "1",
+            "--stack-bytes",
+            "4096",
+            "--format",
+            "chokaq",
+        ],
+    ] {
+        let out = run(bad, b"");
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(stderr(&out).contains("--stack-bytes"), "{bad:?}");
     }
 }
 

@@ -16,41 +16,61 @@ fn lines(options: GenOptions, count: usize) -> Vec<(Vec<u8>, Option<ErrorCode>)>
         .collect()
 }
 
-#[test]
-fn every_line_is_judged_as_gen_meant() {
+/// Checks every line of `count` from `options` against what gen meant; returns the codes drawn.
+fn judge_as_meant(options: GenOptions, count: usize) -> std::collections::BTreeSet<&'static str> {
     let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
     let mut parser = JsonParser::new();
     let mut verdict = Verdict::default();
+    let what = format!("{options:?}");
+    let mut drawn = std::collections::BTreeSet::new();
+    for (index, (line, meant)) in lines(options, count).into_iter().enumerate() {
+        rules.check_line(&mut parser, &line, &mut verdict);
+        let shown = String::from_utf8_lossy(&line[..line.len().min(300)]).into_owned();
+        match meant {
+            None => assert!(
+                verdict.is_valid(),
+                "{what} line {index} should be valid: {:?}\n{shown}",
+                verdict.errors
+            ),
+            Some(code) => {
+                assert!(
+                    verdict.has_error(code),
+                    "{what} line {index} should draw {code:?}, drew {:?}\n{shown}",
+                    verdict.errors
+                );
+                drawn.insert(code.as_str());
+            }
+        }
+        assert!(line.last() != Some(&b'\n') && !line.contains(&b'\n'));
+    }
+    drawn
+}
+
+#[test]
+fn every_line_is_judged_as_gen_meant() {
     for version in [1, 2] {
         for seed in [0, 1, 42] {
             let mut options = GenOptions::default();
             options.seed = seed;
             options.version = version;
             options.invalid_rate = 0.3;
-            let mut drawn = std::collections::BTreeSet::new();
-            for (index, (line, meant)) in lines(options, 1500).into_iter().enumerate() {
-                rules.check_line(&mut parser, &line, &mut verdict);
-                let shown = String::from_utf8_lossy(&line[..line.len().min(300)]).into_owned();
-                match meant {
-                    None => assert!(
-                        verdict.is_valid(),
-                        "v{version} seed {seed} line {index} should be valid: {:?}\n{shown}",
-                        verdict.errors
-                    ),
-                    Some(code) => {
-                        assert!(
-                            verdict.has_error(code),
-                            "v{version} seed {seed} line {index} should draw {code:?}, drew {:?}\n{shown}",
-                            verdict.errors
-                        );
-                        drawn.insert(code.as_str());
-                    }
-                }
-                assert!(line.last() != Some(&b'\n') && !line.contains(&b'\n'));
-            }
+            let drawn = judge_as_meant(options, 1500);
             // 450 defects over about twenty families: each family shows up.
             assert!(drawn.len() >= 18, "v{version} seed {seed}: only {drawn:?}");
         }
+    }
+}
+
+/// Stacks padded up to the limit leave every line as gen meant it, defects included.
+#[test]
+fn padded_stacks_keep_lines_as_meant() {
+    for version in [1, 2] {
+        let mut options = GenOptions::default();
+        options.version = version;
+        options.invalid_rate = 0.3;
+        options.stack_bytes = Some(rdq_envelope::envelope::STACK_LIMIT);
+        let drawn = judge_as_meant(options, 300);
+        assert!(drawn.len() >= 12, "v{version}: only {drawn:?}");
     }
 }
 

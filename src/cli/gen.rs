@@ -6,6 +6,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use rdq_envelope::chokaq::Table;
+use rdq_envelope::envelope::STACK_LIMIT;
 use rdq_envelope::gen::{ChokaqGenerator, GenOptions, Generator};
 use rdq_envelope::io::OutputFile;
 
@@ -29,6 +30,12 @@ pub struct GenArgs {
     /// --format chokaq.
     #[arg(long, value_name = "R")]
     invalid_rate: Option<f64>,
+
+    /// Pads every retryable or permanent failure's stack trace to about N bytes (2048 to 65536,
+    /// the stack limit) of Java frames, for a corpus of long, escape-heavy strings. Not with
+    /// --format chokaq.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2048..=STACK_LIMIT as i64))]
+    stack_bytes: Option<u32>,
 
     /// What to write: rdq envelopes, or ChokaQ table rows for `migrate --from chokaq`.
     #[arg(long, value_enum, default_value_t = Format::Rdq)]
@@ -61,6 +68,9 @@ pub fn run(args: GenArgs) -> anyhow::Result<Outcome> {
         }
         if args.invalid_rate.is_some() {
             bail!("--invalid-rate goes with --format rdq (ChokaQ rows are written valid)");
+        }
+        if args.stack_bytes.is_some() {
+            bail!("--stack-bytes goes with --format rdq");
         }
     }
     let version = args
@@ -98,6 +108,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<Outcome> {
         o.seed = args.seed;
         o.version = version;
         o.invalid_rate = invalid_rate;
+        o.stack_bytes = args.stack_bytes.map(|n| n as usize);
         o
     });
     for _ in 0..args.count {

@@ -11,6 +11,10 @@
 //! is a small textual edit of a valid line, so everything else about the line stays realistic,
 //! and [`Generator::next_line`] says which code the edit is meant to draw; the tests hold it to
 //! that.
+//!
+//! With [`GenOptions::stack_bytes`], every failure's stack trace is padded to about that many
+//! bytes with the frames of calls through Spring proxies, for a corpus that weighs long,
+//! escape-heavy strings.
 
 mod chokaq;
 mod defects;
@@ -41,6 +45,13 @@ pub struct GenOptions {
     pub version: u32,
     /// The share of lines, from 0 to 1, that carry one defect each.
     pub invalid_rate: f64,
+    /// With `Some(n)`, every retryable or permanent failure carries a stack trace of about `n`
+    /// bytes (UTF-8, unescaped: what the `stack` limit counts), never more: the usual frames,
+    /// padded between the service's frames and the worker's with calls through Spring proxies.
+    /// A stack is never cut below its usual frames (up to about 1.3 KB). Over
+    /// [`STACK_LIMIT`](crate::envelope::STACK_LIMIT) the lines are invalid, which is only
+    /// useful to test rejections. `None` (the default): the usual stacks, or none.
+    pub stack_bytes: Option<usize>,
 }
 
 impl Default for GenOptions {
@@ -49,6 +60,7 @@ impl Default for GenOptions {
             seed: 0,
             version: crate::envelope::NEWEST_VERSION,
             invalid_rate: 0.0,
+            stack_bytes: None,
         }
     }
 }
@@ -373,8 +385,10 @@ impl Generator {
                 [502, 503, 504, 429][self.below(4)]
             );
         }
-        // Some SDKs keep the stack of the final failure only, some none at all.
+        // Some SDKs keep the stack of the final failure only, some none at all. The draw is
+        // made either way, so that `stack_bytes` changes the stacks and what follows them only.
         match self.below(10) {
+            _ if self.options.stack_bytes.is_some() => {}
             0 => {
                 out.extend_from_slice(b",\"stack\":null}");
                 return;
@@ -386,27 +400,19 @@ impl Generator {
             _ => {}
         }
         // `Type: first line of the message`, then the frames from the throw upwards.
-        let _ = write!(out, ",\"stack\":\"{}: ", pick.exception);
+        out.extend_from_slice(b",\"stack\":\"");
+        let stack_at = out.len();
+        let _ = write!(out, "{}: ", pick.exception);
         let first_line_end = memmem::find(&message, b"\\n").unwrap_or(message.len());
         out.extend_from_slice(&message[..first_line_end]);
         let library = self.range(0, pick.frames.len() as i64) as usize;
-        for frame in &pick.frames[pick.frames.len() - library..] {
-            let _ = write!(out, "\\n\\tat {frame}");
-        }
+        push_frames(out, &pick.frames[pick.frames.len() - library..]);
         let own = self.range(1, 3);
-        let file = service.class.rsplit('.').next().unwrap_or(service.class);
-        for depth in 0..own {
-            let _ = write!(
-                out,
-                "\\n\\tat {}.{}({file}.java:{})",
-                service.class,
-                ["handle", "process", "apply", "execute", "lambda$run$0"][depth as usize],
-                self.range(40, 900)
-            );
+        for method in &OWN_METHODS[..own as usize] {
+            self.push_own_frame(out, service, method);
         }
-        for frame in WORKER_FRAMES {
-            let _ = write!(out, "\\n\\tat {frame}");
-        }
+        let padding_at = out.len();
+        push_frames(out, WORKER_FRAMES);
         if self.below(4) == 0 {
             let _ = write!(
                 out,
@@ -415,7 +421,66 @@ impl Generator {
                 self.range(3, 30)
             );
         }
+        if let Some(target) = self.options.stack_bytes {
+            // The limit counts the text, not its JSON escapes.
+            let budget = target.saturating_sub(unescaped_len(&out[stack_at..]));
+            let padding = self.proxy_frames(service, budget);
+            out.splice(padding_at..padding_at, padding);
+        }
         out.extend_from_slice(b"\"}");
+    }
+
+    /// A frame of the service's own code: `method` at some line of its class's file.
+    fn push_own_frame(&mut self, out: &mut Vec<u8>, service: &Service, method: &str) {
+        let file = service.class.rsplit('.').next().unwrap_or(service.class);
+        let _ = write!(
+            out,
+            "\\n\\tat {}.{method}({file}.java:{})",
+            service.class,
+            self.range(40, 900)
+        );
+    }
+
+    /// Whole frames of calls from one bean of the service to another through Spring proxies,
+    /// as JSON string contents whose text is at most `budget` bytes (short of it by less than
+    /// a frame): the depth that makes real stacks long.
+    fn proxy_frames(&mut self, service: &Service, budget: usize) -> Vec<u8> {
+        let mut frames = Vec::with_capacity(budget + budget / 16 + 4096);
+        let mut text_len = 0;
+        while text_len <= budget {
+            let hop_at = frames.len();
+            // Innermost first: the target called by reflection, the interceptors (none to
+            // three), the proxy's entry, its generated subclass, the calling method.
+            push_frames(&mut frames, PROXY_INVOKE_FRAMES);
+            for _ in 0..self.below(4) {
+                push_frames(
+                    &mut frames,
+                    INTERCEPTOR_FRAMES[self.below(INTERCEPTOR_FRAMES.len())],
+                );
+                push_frames(&mut frames, &[INTERCEPTOR_PROCEED]);
+            }
+            push_frames(&mut frames, PROXY_ENTRY_FRAMES);
+            let called = OWN_METHODS[self.below(OWN_METHODS.len())];
+            let _ = write!(
+                frames,
+                "\\n\\tat {}$$SpringCGLIB$$0.{called}(<generated>)",
+                service.class
+            );
+            let caller = OWN_METHODS[self.below(OWN_METHODS.len())];
+            self.push_own_frame(&mut frames, service, caller);
+            text_len += unescaped_len(&frames[hop_at..]);
+        }
+        // Each frame starts with its escaped `\n\t`: cut before the first one that does not fit.
+        let (mut cut, mut text_len) = (0, 0);
+        for at in memmem::find_iter(&frames, b"\\n\\t") {
+            text_len += unescaped_len(&frames[cut..at]);
+            if text_len > budget {
+                break;
+            }
+            cut = at;
+        }
+        frames.truncate(cut);
+        frames
     }
 
     /// The payload: a JSON object of the service's shape, 50 B to 2 KB, mostly small.
@@ -556,4 +621,27 @@ fn push_text(out: &mut Vec<u8>, text: &str, escape: bool) {
     } else {
         out.extend_from_slice(text.as_bytes());
     }
+}
+
+/// Appends stack frames, each on its own line after a tab and `at`, as JSON string contents.
+fn push_frames(out: &mut Vec<u8>, frames: &[&str]) {
+    for frame in frames {
+        let _ = write!(out, "\\n\\tat {frame}");
+    }
+}
+
+/// The length of JSON string contents (as the crate's escaper writes them) once unescaped: an
+/// escape is two bytes for one, or six (`\u00XX`) for one control character.
+fn unescaped_len(escaped: &[u8]) -> usize {
+    let (mut len, mut at) = (escaped.len(), 0);
+    while let Some(found) = memchr::memchr(b'\\', &escaped[at..]) {
+        let width = if escaped.get(at + found + 1) == Some(&b'u') {
+            6
+        } else {
+            2
+        };
+        len -= width - 1;
+        at += found + width;
+    }
+    len
 }

@@ -177,6 +177,64 @@ pub(super) const WORKER_FRAMES: &[&str] = &[
     "java.base/java.lang.Thread.run(Thread.java:840)",
 ];
 
+/// The methods of a service's own code, in its stack frames.
+pub(super) const OWN_METHODS: &[&str] = &["handle", "process", "apply", "execute", "lambda$run$0"];
+
+// The frames of a call through a Spring bean's proxy, innermost first, that `--stack-bytes`
+// stacks are padded with: what makes real stacks of Spring services tens of KB long.
+
+/// From the proxy's interceptor chain down to the target method, called by reflection.
+pub(super) const PROXY_INVOKE_FRAMES: &[&str] = &[
+    "java.base/jdk.internal.reflect.DirectMethodHandleAccessor.invoke(DirectMethodHandleAccessor.java:103)",
+    "java.base/java.lang.reflect.Method.invoke(Method.java:580)",
+    "org.springframework.aop.support.AopUtils.invokeJoinpointUsingReflection(AopUtils.java:355)",
+    "org.springframework.aop.framework.ReflectiveMethodInvocation.invokeJoinpoint(ReflectiveMethodInvocation.java:196)",
+    "org.springframework.aop.framework.ReflectiveMethodInvocation.proceed(ReflectiveMethodInvocation.java:163)",
+    "org.springframework.aop.framework.CglibAopProxy$CglibMethodInvocation.proceed(CglibAopProxy.java:765)",
+];
+
+/// The interceptors a proxy may stack between its entry and the target: transactions,
+/// retries, circuit breakers, metrics, security.
+pub(super) const INTERCEPTOR_FRAMES: &[&[&str]] = &[
+    &[
+        "org.springframework.transaction.interceptor.TransactionInterceptor$1.proceedWithInvocation(TransactionInterceptor.java:123)",
+        "org.springframework.transaction.interceptor.TransactionAspectSupport.invokeWithinTransaction(TransactionAspectSupport.java:392)",
+        "org.springframework.transaction.interceptor.TransactionInterceptor.invoke(TransactionInterceptor.java:119)",
+    ],
+    &[
+        "io.github.resilience4j.retry.Retry.lambda$decorateCheckedSupplier$3(Retry.java:213)",
+        "io.github.resilience4j.retry.Retry.executeCheckedSupplier(Retry.java:471)",
+        "io.github.resilience4j.spring6.retry.configure.RetryAspect.proceed(RetryAspect.java:140)",
+        "io.github.resilience4j.spring6.retry.configure.RetryAspect.retryAroundAdvice(RetryAspect.java:118)",
+    ],
+    &[
+        "io.github.resilience4j.circuitbreaker.CircuitBreaker.lambda$decorateCheckedSupplier$0(CircuitBreaker.java:70)",
+        "io.github.resilience4j.circuitbreaker.CircuitBreaker.executeCheckedSupplier(CircuitBreaker.java:753)",
+        "io.github.resilience4j.spring6.circuitbreaker.configure.CircuitBreakerAspect.proceed(CircuitBreakerAspect.java:171)",
+    ],
+    &[
+        "io.micrometer.observation.Observation.observeChecked(Observation.java:612)",
+        "io.micrometer.observation.aop.ObservedAspect.observe(ObservedAspect.java:169)",
+        "org.springframework.aop.aspectj.AbstractAspectJAdvice.invokeAdviceMethodWithGivenArgs(AbstractAspectJAdvice.java:637)",
+        "org.springframework.aop.aspectj.AspectJAroundAdvice.invoke(AspectJAroundAdvice.java:71)",
+    ],
+    &[
+        "org.springframework.security.access.intercept.aopalliance.MethodSecurityInterceptor.invoke(MethodSecurityInterceptor.java:61)",
+        "org.springframework.security.authorization.method.AuthorizationManagerBeforeMethodInterceptor.invoke(AuthorizationManagerBeforeMethodInterceptor.java:198)",
+    ],
+];
+
+/// Between an interceptor and the next one down the chain.
+pub(super) const INTERCEPTOR_PROCEED: &str = "org.springframework.aop.framework.ReflectiveMethodInvocation.proceed(ReflectiveMethodInvocation.java:184)";
+
+/// The proxy's entry, called by the generated subclass (`$$SpringCGLIB$$0`, below).
+pub(super) const PROXY_ENTRY_FRAMES: &[&str] = &[
+    "org.springframework.aop.interceptor.ExposeInvocationInterceptor.invoke(ExposeInvocationInterceptor.java:97)",
+    "org.springframework.aop.framework.ReflectiveMethodInvocation.proceed(ReflectiveMethodInvocation.java:184)",
+    "org.springframework.aop.framework.CglibAopProxy$CglibMethodInvocation.proceed(CglibAopProxy.java:765)",
+    "org.springframework.aop.framework.CglibAopProxy$DynamicAdvisedInterceptor.intercept(CglibAopProxy.java:717)",
+];
+
 pub(super) const TENANTS: &[&str] = &["acme-eu", "acme-us", "globex", "initech", "umbrella-labs"];
 pub(super) const SUBMITTERS: &[&str] = &[
     "svc-billing",
