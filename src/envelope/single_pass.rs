@@ -991,26 +991,40 @@ enum Duration {
     Other,
 }
 
+/// The bytes that end a token: white space, the structural characters and `"`.
+const ENDS_TOKEN: [bool; 256] = {
+    let mut table = [false; 256];
+    let ends = b" \t\n\r,:{}[]\"";
+    let mut i = 0;
+    while i < ends.len() {
+        table[ends[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// The length of the token `rest` starts with: up to the first byte that ends a token.
 #[inline(always)]
 fn token_len(rest: &[u8]) -> usize {
     rest.iter()
-        .position(|&b| {
-            matches!(
-                b,
-                b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']' | b':' | b'"' | b'{' | b'['
-            )
-        })
+        .position(|&b| ENDS_TOKEN[usize::from(b)])
         .unwrap_or(rest.len())
 }
 
 /// `queue` and `handler_ref` (docs/envelope.md#queue-and-handler_ref), on raw bytes: a name
 /// has no character an escape could spell differently.
 fn is_name(text: &[u8]) -> bool {
-    (1..=240).contains(&text.len())
-        && text
-            .iter()
-            .all(|&b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'.' | b'_' | b'-'))
+    const NAME_BYTE: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            table[b] = matches!(c, b'a'..=b'z' | b'0'..=b'9' | b'.' | b'_' | b'-');
+            b += 1;
+        }
+        table
+    };
+    (1..=240).contains(&text.len()) && text.iter().all(|&b| NAME_BYTE[usize::from(b)])
 }
 
 /// RFC 8259 number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
