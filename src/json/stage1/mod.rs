@@ -144,9 +144,18 @@ impl Index {
         if from >= to {
             return false;
         }
-        let any_block =
-            (from / 64..=(to - 1) / 64).any(|b| self.backslash_blocks[b / 64] >> (b % 64) & 1 != 0);
-        any_block && memchr::memchr(b'\\', &line[from..to]).is_some()
+        // Most strings lie in one or two blocks: a bit test each, before looking at bytes.
+        let last = (to - 1) / 64;
+        let mut block = from / 64;
+        loop {
+            if self.backslash_blocks[block / 64] >> (block % 64) & 1 != 0 {
+                return memchr::memchr(b'\\', &line[from..to]).is_some();
+            }
+            if block == last {
+                return false;
+            }
+            block += 1;
+        }
     }
 
     /// Indexes `line` with `classifier`. `false` when the line is surely not the JSON the walk
