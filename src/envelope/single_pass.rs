@@ -18,13 +18,60 @@ use super::options::RuleOptions;
 use crate::json::stage1::{Classifier, Index};
 use crate::json::MAX_DEPTH;
 
-/// A worker's reusable state for the single pass: the structural index and the keys of the
-/// objects being walked (for duplicate keys). No allocation once grown.
+/// A worker's reusable state for the single pass: the structural index, the keys of the
+/// objects being walked (for duplicate keys) and the fields read. No allocation once grown.
 #[derive(Debug)]
 pub(crate) struct SinglePass {
     index: Index,
     keys: Vec<(u32, u32)>,
+    fields: Fields,
     classifier: Classifier,
+}
+
+/// A byte range of the line: a string's content between its quotes.
+pub(crate) type Range32 = (u32, u32);
+
+/// What the DLQ commands read of an accepted line, as byte ranges of its strings (`filter`
+/// through `ops::fields`). Valid only after [`SinglePass::check`] accepted the line.
+#[derive(Debug, Default)]
+pub(crate) struct Fields {
+    pub id: Range32,
+    pub queue: Range32,
+    pub handler_ref: Range32,
+    pub status: Range32,
+    pub created_at: Range32,
+    /// `payload` (absent under a claim check).
+    pub payload: Option<Range32>,
+    /// `origin.source` and `origin.submitted_by` when they are strings.
+    pub origin_source: Option<Range32>,
+    pub origin_submitted_by: Option<Range32>,
+    /// Every header's key and value.
+    pub headers: Vec<(Range32, Range32)>,
+    pub attempts: Vec<AttemptFields>,
+    /// `redrive_count`.
+    pub redrive_count: u64,
+    /// No string above holds an escape: each range's bytes are its text.
+    pub plain: bool,
+}
+
+/// What the DLQ commands read of one attempt.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct AttemptFields {
+    /// `error.type`, when the attempt has an error.
+    pub error_type: Option<Range32>,
+    /// `outcome`, when not `null`.
+    pub outcome: Option<Range32>,
+}
+
+impl Fields {
+    fn clear(&mut self) {
+        self.payload = None;
+        self.origin_source = None;
+        self.origin_submitted_by = None;
+        self.headers.clear();
+        self.attempts.clear();
+        self.plain = true;
+    }
 }
 
 impl Default for SinglePass {
@@ -55,6 +102,7 @@ impl SinglePass {
         SinglePass {
             index: Index::default(),
             keys: Vec::new(),
+            fields: Fields::default(),
             classifier,
         }
     }
@@ -66,12 +114,14 @@ impl SinglePass {
             return None;
         }
         self.keys.clear();
+        self.fields.clear();
         let mut walk = Walk {
             line,
             index: &self.index,
             positions: self.index.positions(),
             at: 0,
             keys: &mut self.keys,
+            fields: &mut self.fields,
             // No timestamp starts with a zero byte: the first one is parsed.
             last_day: ([0; 10], 0),
         };
@@ -83,6 +133,11 @@ impl SinglePass {
             return None;
         }
         top.decide(options)
+    }
+
+    /// The fields of the line [`SinglePass::check`] last accepted.
+    pub(crate) fn fields(&self) -> &Fields {
+        &self.fields
     }
 }
 
@@ -281,6 +336,8 @@ struct Walk<'l, 'k> {
     at: usize,
     /// Keys of the objects being walked, for duplicates.
     keys: &'k mut Vec<(u32, u32)>,
+    /// What the DLQ commands will read.
+    fields: &'k mut Fields,
     /// The `YYYY-MM-DD` of the last timestamp read, and its day number.
     last_day: ([u8; 10], i64),
 }
@@ -312,6 +369,21 @@ impl<'l> Walk<'l, '_> {
             start: open + 1,
             end: close,
         })
+    }
+
+    /// A string the DLQ commands read: its range, and [`Fields::plain`] cleared when it holds
+    /// an escape.
+    #[inline]
+    fn recorded_string(&mut self) -> Option<Range32> {
+        let span = self.string()?;
+        if self.fields.plain
+            && self
+                .index
+                .has_backslash(self.line, span.start as usize, span.end as usize)
+        {
+            self.fields.plain = false;
+        }
+        Some((span.start, span.end))
     }
 
     /// A string whose bytes are its value: one without escapes (an escape would have to be
@@ -628,6 +700,19 @@ impl<'l> Walk<'l, '_> {
             return None;
         }
         top.seen |= bit;
+        // The strings the DLQ commands read, each a plain string here (a name, a ULID, ...):
+        // its opening and closing quotes are the value's two structurals.
+        let text = || (self.positions[value_at] + 1, self.positions[value_at + 1]);
+        match bit {
+            ID => self.fields.id = text(),
+            QUEUE => self.fields.queue = text(),
+            HANDLER_REF => self.fields.handler_ref = text(),
+            STATUS => self.fields.status = text(),
+            CREATED_AT => self.fields.created_at = text(),
+            PAYLOAD => self.fields.payload = Some(text()),
+            REDRIVE_COUNT => self.fields.redrive_count = top.redrive_count,
+            _ => {}
+        }
         let rewritten = match bit {
             STATUS => 0,
             ATTEMPT_COUNT => 1,
@@ -665,7 +750,8 @@ impl<'l> Walk<'l, '_> {
                 top.moved_header |= matches!(key, b"rdq.source" | b"rdq.submitted_by");
                 self.keys.push((start, end));
                 self.eat(b':')?;
-                self.string()?;
+                let value = self.recorded_string()?;
+                self.fields.headers.push(((start, end), value));
                 if self.end_of_member()? {
                     break;
                 }
@@ -723,12 +809,19 @@ impl<'l> Walk<'l, '_> {
                 let key = self.key()?;
                 self.keys.push(key);
                 self.eat(b':')?;
-                let known = matches!(
-                    &self.line[key.0 as usize..key.1 as usize],
-                    b"source" | b"submitted_by"
-                );
-                good &= !known || self.peek()? == b'"';
-                self.any_value(2)?;
+                let name = &self.line[key.0 as usize..key.1 as usize];
+                let known = matches!(name, b"source" | b"submitted_by");
+                if known && self.peek()? == b'"' {
+                    let value = Some(self.recorded_string()?);
+                    if name == b"source" {
+                        self.fields.origin_source = value;
+                    } else {
+                        self.fields.origin_submitted_by = value;
+                    }
+                } else {
+                    good &= !known;
+                    self.any_value(2)?;
+                }
                 if self.end_of_member()? {
                     break;
                 }
@@ -771,6 +864,7 @@ impl<'l> Walk<'l, '_> {
             h.last_in_flight = a.finished.is_none();
             h.last_outcome = a.outcome;
             h.durations_v2 &= a.duration_v2;
+            self.fields.attempts.push(a.fields);
             if self.end_of_element()? {
                 return Some(h);
             }
@@ -784,10 +878,12 @@ impl<'l> Walk<'l, '_> {
         let (mut no, mut started, mut finished, mut outcome) = (None, None, None, None);
         let mut error: Option<Option<ErrorFacts>> = None;
         let mut duration: Option<Duration> = None;
+        let mut fields = AttemptFields::default();
         if self.eat(b'}').is_none() {
             loop {
                 let (start, end) = self.key()?;
                 self.eat(b':')?;
+                let value_at = self.at;
                 let slot_taken = match &self.line[start as usize..end as usize] {
                     b"attempt_no" => no
                         .replace(
@@ -797,7 +893,15 @@ impl<'l> Walk<'l, '_> {
                         .is_some(),
                     b"started_at" => started.replace(self.timestamp()?).is_some(),
                     b"finished_at" => finished.replace(self.nullable_timestamp()?).is_some(),
-                    b"outcome" => outcome.replace(self.outcome()?).is_some(),
+                    b"outcome" => {
+                        let known = self.outcome()?;
+                        if known.is_some() {
+                            let positions = self.positions;
+                            fields.outcome =
+                                Some((positions[value_at] + 1, positions[value_at + 1]));
+                        }
+                        outcome.replace(known).is_some()
+                    }
                     b"error" => {
                         let value = if self.null()? {
                             None
@@ -833,6 +937,7 @@ impl<'l> Walk<'l, '_> {
             return None;
         }
         let error = error.flatten();
+        fields.error_type = error.map(|e| e.type_range);
         match outcome {
             Some(Outcome::Success) if error.is_some() => return None,
             Some(Outcome::LeaseExpired) if !error.is_some_and(|e| e.lease_expired) => return None,
@@ -849,6 +954,7 @@ impl<'l> Walk<'l, '_> {
             finished,
             outcome,
             duration_v2,
+            fields,
         })
     }
 
@@ -891,6 +997,7 @@ impl<'l> Walk<'l, '_> {
         let mut seen = 0u8;
         let mut facts = ErrorFacts {
             lease_expired: false,
+            type_range: (0, 0),
         };
         let (mut lease_type, mut message_set, mut stack_set) = (false, false, false);
         if self.eat(b'}').is_none() {
@@ -899,11 +1006,12 @@ impl<'l> Walk<'l, '_> {
                 self.eat(b':')?;
                 let bit = match &self.line[start as usize..end as usize] {
                     b"type" => {
-                        let span = self.string()?;
-                        if span.len() == 0 {
+                        let (start, end) = self.recorded_string()?;
+                        if start == end {
                             return None;
                         }
-                        let text = &self.line[span.start as usize..span.end as usize];
+                        facts.type_range = (start, end);
+                        let text = &self.line[start as usize..end as usize];
                         lease_type = text == b"rdq.LeaseExpired";
                         1
                     }
@@ -976,12 +1084,15 @@ struct Attempt {
     finished: Option<i64>,
     outcome: Option<Outcome>,
     duration_v2: bool,
+    fields: AttemptFields,
 }
 
 #[derive(Debug, Clone, Copy)]
 struct ErrorFacts {
     /// The error rule 5 requires of a `LEASE_EXPIRED` attempt.
     lease_expired: bool,
+    /// Where `type` is.
+    type_range: Range32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

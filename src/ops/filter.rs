@@ -2,10 +2,11 @@
 
 use memchr::memmem;
 
-use super::fields::{error_type, text};
+use super::fields::{EnvelopeView, RangeView, TapeView};
 use crate::envelope::formats::parse_timestamp;
-use crate::envelope::{EnvelopeRules, Top, Verdict};
-use crate::json::{JsonParser, Value};
+use crate::envelope::{EnvelopeRules, SinglePass, Top, Verdict};
+use crate::framing::LineKind;
+use crate::json::JsonParser;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
 /// A glob of `*` (any run of characters, the empty one included) and `?` (exactly one
@@ -98,73 +99,74 @@ pub struct Predicates {
 
 impl Predicates {
     /// Whether a valid envelope of `version` matches. Each predicate reads only what it needs,
-    /// from one walk over the envelope's members, and only the members its version defines.
-    fn matches(&self, root: Value<'_>, version: u32, payload: &mut Vec<u8>) -> bool {
-        let f = Top::of(root);
-        let any = |globs: &[Glob], value: Option<Value<'_>>| {
-            globs.is_empty() || globs.iter().any(|g| g.matches(text(value)))
+    /// and only the members its version defines; `envelope` reads them from the tape or from
+    /// the single pass, the same way.
+    fn matches<'a>(
+        &self,
+        envelope: &impl EnvelopeView<'a>,
+        version: u32,
+        payload: &mut Vec<u8>,
+    ) -> bool {
+        let any = |globs: &[Glob], value: &str| {
+            globs.is_empty() || globs.iter().any(|g| g.matches(value))
         };
-        let one_of = |wanted: &[String], value: Option<Value<'_>>| {
-            wanted.is_empty() || wanted.iter().any(|w| w == text(value))
-        };
-        if !any(&self.queue, f.queue)
-            || !any(&self.handler, f.handler_ref)
-            || !one_of(&self.status, f.status)
-            || !one_of(&self.id, f.id)
+        let one_of =
+            |wanted: &[String], value: &str| wanted.is_empty() || wanted.iter().any(|w| w == value);
+        if !any(&self.queue, envelope.queue())
+            || !any(&self.handler, envelope.handler_ref())
+            || !one_of(&self.status, envelope.status())
+            || !one_of(&self.id, envelope.id())
         {
             return false;
         }
         if self.since.is_some() || self.until.is_some() {
-            let created = parse_timestamp(text(f.created_at)).unwrap_or_default();
+            let created = parse_timestamp(envelope.created_at()).unwrap_or_default();
             if self.since.is_some_and(|t| created < t) || self.until.is_some_and(|t| created >= t) {
                 return false;
             }
         }
-        let count = f.attempts.map_or(0, |a| a.len()) as u64;
+        let count = envelope.attempt_records() as u64;
         if self.min_attempts.is_some_and(|n| count < n)
             || self.max_attempts.is_some_and(|n| count > n)
         {
             return false;
         }
-        if let Some(min) = self.min_redrives {
-            let redrives = f.redrive_count.and_then(|v| v.as_integer()).unwrap_or(0);
-            if redrives < i128::from(min) {
-                return false;
-            }
+        if self
+            .min_redrives
+            .is_some_and(|min| envelope.redrive_count() < i128::from(min))
+        {
+            return false;
         }
-        let attempts = || f.attempts.into_iter().flat_map(|a| a.elements());
         if !self.error_type.is_empty() {
-            let found = attempts()
-                .filter_map(error_type)
+            let found = envelope
+                .error_types()
                 .any(|t| self.error_type.iter().any(|g| g.matches(t)));
             if !found {
                 return false;
             }
         }
         if !self.last_error_type.is_empty() || !self.outcome.is_empty() {
-            let last = f.attempts.and_then(|a| a.last_element());
-            if !self.last_error_type.is_empty() {
-                let last_type = last.and_then(error_type);
-                if !last_type.is_some_and(|t| self.last_error_type.iter().any(|g| g.matches(t))) {
-                    return false;
-                }
+            let (last_type, outcome) = envelope.last_attempt().unwrap_or((None, None));
+            if !self.last_error_type.is_empty()
+                && !last_type.is_some_and(|t| self.last_error_type.iter().any(|g| g.matches(t)))
+            {
+                return false;
             }
-            if !self.outcome.is_empty() {
-                let outcome = last.and_then(|a| a.get("outcome")).and_then(|o| o.as_str());
-                if !outcome.is_some_and(|o| self.outcome.iter().any(|want| want == o)) {
-                    return false;
-                }
+            if !self.outcome.is_empty()
+                && !outcome.is_some_and(|o| self.outcome.iter().any(|want| want == o))
+            {
+                return false;
             }
         }
         for (key, glob) in &self.header {
-            if !header_matches(&f, version, key, glob) {
+            if !header_matches(envelope, version, key, glob) {
                 return false;
             }
         }
         if !self.payload_contains.is_empty() {
             // A claim-checked envelope (v2 `payload_ref`) has no `payload`: its payload is
             // elsewhere, so it contains nothing that can be seen (not even "").
-            let Some(encoded) = f.payload.and_then(|p| p.as_str()) else {
+            let Some(encoded) = envelope.payload() else {
                 return false;
             };
             payload.clear();
@@ -188,25 +190,20 @@ impl Predicates {
 
 /// A header's value matches; `rdq.source` and `rdq.submitted_by` also match their moved
 /// values in a v2 `origin` (in v1, `origin` is an unknown field like any other).
-fn header_matches(f: &Top<'_>, version: u32, key: &str, glob: &Glob) -> bool {
-    let in_headers = f
-        .headers
-        .and_then(|h| h.get(key))
-        .and_then(|v| v.as_str())
-        .is_some_and(|v| glob.matches(v));
+fn header_matches<'a>(
+    envelope: &impl EnvelopeView<'a>,
+    version: u32,
+    key: &str,
+    glob: &Glob,
+) -> bool {
+    let in_headers = envelope.header(key).is_some_and(|v| glob.matches(v));
     let moved = match key {
         _ if version < 2 => None,
         "rdq.source" => Some("source"),
         "rdq.submitted_by" => Some("submitted_by"),
         _ => None,
     };
-    in_headers
-        || moved.is_some_and(|m| {
-            f.origin
-                .and_then(|o| o.get(m))
-                .and_then(|v| v.as_str())
-                .is_some_and(|v| glob.matches(v))
-        })
+    in_headers || moved.is_some_and(|m| envelope.origin(m).is_some_and(|v| glob.matches(v)))
 }
 
 /// The `filter` operation: matching lines (byte-identical) to the primary output, or only
@@ -235,6 +232,7 @@ pub struct FilterOp {
 pub struct FilterWorker {
     parser: JsonParser,
     verdict: Verdict,
+    single: SinglePass,
     payload: Vec<u8>,
 }
 
@@ -254,6 +252,21 @@ impl FilterOp {
     }
 }
 
+impl FilterOp {
+    /// Emits a valid line whose predicates gave `matches` (inverted with `invert`), or filters
+    /// it out.
+    fn keep(&self, matches: bool, line: &[u8], out: &mut ChunkOutput) -> Action {
+        if matches == self.invert {
+            return Action::FilterOut;
+        }
+        if !self.count_only {
+            out.primary.extend_from_slice(line);
+            out.primary.push(b'\n');
+        }
+        Action::Emit
+    }
+}
+
 impl LineOperation for FilterOp {
     type Worker = FilterWorker;
     type Tally = ();
@@ -264,6 +277,23 @@ impl LineOperation for FilterOp {
 
     fn apply(&self, w: &mut FilterWorker, line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
         let SourceLine { source, line } = line;
+        // The usual line, valid with nothing to warn about and no escape in the fields the
+        // predicates read, is matched on what the single pass recorded; any other on its tape.
+        if line.kind != LineKind::TooLong {
+            if let Some(clean) = self.rules.clean(&mut w.single, line.content) {
+                let fields = w.single.fields();
+                if fields.plain {
+                    let view = RangeView {
+                        line: line.content,
+                        fields,
+                    };
+                    let matches = self
+                        .predicates
+                        .matches(&view, clean.version, &mut w.payload);
+                    return self.keep(matches, line.content, out);
+                }
+            }
+        }
         let doc = super::judge(
             &self.rules,
             &mut w.parser,
@@ -275,18 +305,11 @@ impl LineOperation for FilterOp {
             Some(doc) if w.verdict.is_valid() => {
                 // A valid line has a supported version.
                 let version = w.verdict.version.unwrap_or(1);
-                let matched =
-                    self.predicates.matches(doc.root(), version, &mut w.payload) != self.invert;
+                let view = TapeView(Top::of(doc.root()));
+                let matches = self.predicates.matches(&view, version, &mut w.payload);
                 // Counted on every valid line, kept or filtered out (the summary's rule).
                 out.summary.tally_warnings(&w.verdict.warnings);
-                if !matched {
-                    return Action::FilterOut;
-                }
-                if !self.count_only {
-                    out.primary.extend_from_slice(line.content);
-                    out.primary.push(b'\n');
-                }
-                Action::Emit
+                self.keep(matches, line.content, out)
             }
             _ => {
                 let at = super::position(source, &line);
@@ -344,5 +367,113 @@ mod tests {
                 "{pattern:?} ~ {text:?}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod single_pass_tests {
+    use super::*;
+    use crate::gen::{GenOptions, Generator};
+    use crate::RuleOptions;
+
+    /// Predicates of every kind, built from the envelope's own values (so that some match) and
+    /// from values it does not have.
+    fn predicates_for(view: &TapeView<'_>) -> Vec<Predicates> {
+        let mut all = Vec::new();
+        let mut add = |f: &dyn Fn(&mut Predicates)| {
+            let mut p = Predicates::default();
+            f(&mut p);
+            all.push(p);
+        };
+        let (queue, status, id) = (view.queue(), view.status(), view.id());
+        add(&|p| p.queue = vec![Glob::new(queue)]);
+        add(&|p| p.queue = vec![Glob::new("billing.*")]);
+        add(&|p| p.handler = vec![Glob::new("*.*")]);
+        add(&|p| p.status = vec![status.to_owned()]);
+        add(&|p| p.status = vec!["DEAD".into(), "PENDING".into()]);
+        add(&|p| p.id = vec![id.to_owned()]);
+        add(&|p| p.since = Some(1_714_564_900_000));
+        add(&|p| p.until = Some(1_714_564_900_000));
+        add(&|p| p.min_attempts = Some(2));
+        add(&|p| p.max_attempts = Some(1));
+        add(&|p| p.min_redrives = Some(1));
+        for t in view.error_types() {
+            add(&|p| p.error_type = vec![Glob::new(t)]);
+        }
+        add(&|p| p.error_type = vec![Glob::new("java.net.*")]);
+        if let Some((last_type, outcome)) = view.last_attempt() {
+            if let Some(t) = last_type {
+                add(&|p| p.last_error_type = vec![Glob::new(t)]);
+            }
+            if let Some(o) = outcome {
+                add(&|p| p.outcome = vec![o.to_owned()]);
+            }
+        }
+        add(&|p| p.outcome = vec!["SUCCESS".into()]);
+        for key in [
+            "rdq.source",
+            "rdq.submitted_by",
+            "tenant",
+            "traceparent",
+            "absent",
+        ] {
+            let value = view.header(key).unwrap_or("x").to_owned();
+            add(&|p| p.header = vec![(key.to_owned(), Glob::new(&value))]);
+            add(&|p| p.header = vec![(key.to_owned(), Glob::new("*"))]);
+        }
+        add(&|p| p.payload_contains = vec!["\"".into()]);
+        add(&|p| p.payload_contains = vec!["items".into(), "nothing-like-this".into()]);
+        all
+    }
+
+    /// On every line the single pass reads, every predicate matches as it does on the tape.
+    #[test]
+    fn predicates_match_the_same_on_the_ranges_and_on_the_tape() {
+        let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
+        let mut w = FilterWorker::default();
+        let (mut compared, mut lines) = (0, 0);
+        for version in [1, 2] {
+            let mut generator = Generator::new(GenOptions {
+                seed: 21,
+                version,
+                invalid_rate: 0.1,
+                ..GenOptions::default()
+            });
+            for _ in 0..1500 {
+                let mut line = Vec::new();
+                generator.next_line(&mut line);
+                let Some(clean) = rules.clean(&mut w.single, &line) else {
+                    continue;
+                };
+                let fields = w.single.fields();
+                if !fields.plain {
+                    continue;
+                }
+                lines += 1;
+                let doc = rules
+                    .check_line(&mut w.parser, &line, &mut w.verdict)
+                    .unwrap();
+                let tape = TapeView(Top::of(doc.root()));
+                let ranges = RangeView {
+                    line: &line,
+                    fields,
+                };
+                for p in predicates_for(&tape) {
+                    let on_tape = p.matches(&tape, clean.version, &mut w.payload);
+                    let on_ranges = p.matches(&ranges, clean.version, &mut w.payload);
+                    assert_eq!(
+                        on_tape,
+                        on_ranges,
+                        "{p:?}\n{}",
+                        String::from_utf8_lossy(&line)
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert!(
+            lines > 2000 && compared > 50_000,
+            "{lines} lines, {compared} comparisons"
+        );
     }
 }

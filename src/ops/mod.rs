@@ -14,8 +14,8 @@ pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use redrive::{InvalidTimestamp, RedriveOp, RedriveWorker};
 pub use show::{ShowOp, ShowPayload, ShowWorker};
 pub use stats::{
-    Bucket, CreatedRange, Day, ErrorType, Group, GroupBy, Stats, StatsOp, StatsReport, IN_FLIGHT,
-    MAX_KEYS, NO_ATTEMPTS,
+    Bucket, CreatedRange, Day, ErrorType, Group, GroupBy, Stats, StatsOp, StatsReport, StatsWorker,
+    IN_FLIGHT, MAX_KEYS, NO_ATTEMPTS,
 };
 pub use validate::{ReportFormat, ValidateOp, ValidateWorker};
 

@@ -124,3 +124,19 @@ impl LineOperation for ValidateOp {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::envelope::{EnvelopeRules, SinglePass};
+    use crate::RuleOptions;
+
+    /// tests/no_alloc.rs counts the single pass's allocations on this line: it must take it.
+    #[test]
+    fn the_allocation_test_line_takes_the_single_pass() {
+        let line = include_bytes!("../../tests/data/dlq_line.json");
+        let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
+        let mut single = SinglePass::default();
+        assert!(rules.clean(&mut single, line).is_some());
+        assert!(single.fields().plain);
+    }
+}
