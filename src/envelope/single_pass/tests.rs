@@ -4,9 +4,14 @@
 //!
 //! The check itself is `crate::test_support` (shared with the fuzz target `single_pass`); the
 //! lines come from `gen` (here), byte mutations (`tests/bytes.rs`), field and member mutations
-//! (`tests/semantic.rs`, on the JSON trees of `tests/tree.rs`).
+//! (`tests/semantic.rs`, on the JSON trees of `tests/tree.rs`), hand-made edge cases
+//! (`tests/edges.rs`), other options (`tests/option_variants.rs`) and the compliance fixtures
+//! and JSONTestSuite (`tests/corpora.rs`).
 
 mod bytes;
+mod corpora;
+mod edges;
+mod option_variants;
 mod semantic;
 mod tree;
 
