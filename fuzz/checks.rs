@@ -292,19 +292,22 @@ pub fn check_chokaq(data: &[u8]) {
 }
 /// The single pass against the tape path (`rdq_envelope::test_support`): it accepts only lines
 /// the tape path finds valid with no warning, every stage-1 classifier agrees, warm state
-/// agrees with fresh. Input starting with 0xFF is a structured case ([`SinglePassCase`]: a
-/// nearly valid envelope under some options); any other input is a line, judged under the
-/// defaults and under options picked by its length.
+/// agrees with fresh; and stage 1's index equals simd-json's on lines simd-json parses. Input
+/// starting with 0xFF is a structured case ([`SinglePassCase`]: a nearly valid envelope under
+/// some options); any other input is a line, judged under the defaults and under options
+/// picked by its length.
 pub fn check_single_pass(data: &[u8]) {
-    use rdq_envelope::test_support::single_pass_agrees;
+    use rdq_envelope::test_support::{single_pass_agrees, stage1_agrees_with_simd_json};
     if let [0xFF, rest @ ..] = data {
         let input = arbitrary::Unstructured::new(rest);
         if let Ok(case) = <SinglePassCase as arbitrary::Arbitrary>::arbitrary_take_rest(input) {
             let line = case.line();
             single_pass_agrees(&case.options(line.len()), &line);
+            stage1_agrees_with_simd_json(&line);
         }
         return;
     }
+    stage1_agrees_with_simd_json(data);
     single_pass_agrees(&RuleOptions::default(), data);
     single_pass_agrees(
         &options_for_single_pass(data.len() as u8, data.len(), "q"),

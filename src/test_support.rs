@@ -4,7 +4,7 @@
 //! internals.
 
 use crate::envelope::SinglePass;
-use crate::json::stage1::Classifier;
+use crate::json::stage1::{Classifier, Index};
 use crate::{EnvelopeRules, JsonParser, RuleOptions, Verdict};
 
 /// What the tape path and the single pass concluded of one line.
@@ -110,3 +110,43 @@ const WARM_UP: [&str; 3] = [
     r#"{"a":{"b":{"c":{"d":[{"e":{"f":1,"g":2,"h":3}}]}}},"x":"#,
     r#"{"envelope_version":1,"id":"\u0030","q":"a\\\"b\ud83d\ude00"#,
 ];
+
+/// Stage 1's structural index of `line` against simd-json's, with every classifier, on a line
+/// simd-json parses: equal once the closing quotes (which simd-json does not index) are left
+/// out. Panics when they differ; returns whether the line was compared. (The same check as the
+/// unit tests' `json::stage1::against_simd_json`, for the fuzz targets.)
+pub fn stage1_agrees_with_simd_json(line: &[u8]) -> bool {
+    let mut input = line.to_vec();
+    input.resize(line.len() + simd_json::INPUT_PADDING, 0);
+    let mut buffers = simd_json::Buffers::new(line.len());
+    let mut tape = simd_json::Tape::null().reset();
+    if simd_json::fill_tape_padded(&mut input, line.len(), &mut buffers, &mut tape).is_err() {
+        return false;
+    }
+    let theirs = buffers.structural_indexes();
+    for classifier in [Classifier::Portable, Classifier::best()] {
+        let mut index = Index::default();
+        if !index.build(line, classifier) {
+            // Stage 1 declines what simd-json may accept: lone surrogates and the like.
+            continue;
+        }
+        let mut ours = Vec::new();
+        let mut open = false;
+        for &at in &index.positions {
+            let quote = line[at as usize] == b'"';
+            if quote && open {
+                open = false;
+                continue;
+            }
+            open = quote;
+            ours.push(at);
+        }
+        assert_eq!(
+            ours,
+            theirs,
+            "stage 1 ({classifier:?}) indexes differently from simd-json:\n{}",
+            String::from_utf8_lossy(line)
+        );
+    }
+    true
+}
