@@ -290,3 +290,390 @@ pub fn check_chokaq(data: &[u8]) {
         }
     }
 }
+/// The single pass against the tape path (`rdq_envelope::test_support`): it accepts only lines
+/// the tape path finds valid with no warning, every stage-1 classifier agrees, warm state
+/// agrees with fresh; and stage 1's index equals simd-json's on lines simd-json parses. Input
+/// starting with 0xFF is a structured case ([`SinglePassCase`]: a nearly valid envelope under
+/// some options); any other input is a line, judged under the defaults and under options
+/// picked by its length.
+pub fn check_single_pass(data: &[u8]) {
+    use rdq_envelope::test_support::{single_pass_agrees, stage1_agrees_with_simd_json};
+    if let [0xFF, rest @ ..] = data {
+        let input = arbitrary::Unstructured::new(rest);
+        if let Ok(case) = <SinglePassCase as arbitrary::Arbitrary>::arbitrary_take_rest(input) {
+            let line = case.line();
+            single_pass_agrees(&case.options(line.len()), &line);
+            stage1_agrees_with_simd_json(&line);
+        }
+        return;
+    }
+    stage1_agrees_with_simd_json(data);
+    single_pass_agrees(&RuleOptions::default(), data);
+    single_pass_agrees(
+        &options_for_single_pass(data.len() as u8, data.len(), "q"),
+        data,
+    );
+}
+
+/// Rule options by `pick`: warnings off, a required version, the global limit or the queue
+/// `queue`'s own just below, at or just above `len`, or the defaults.
+fn options_for_single_pass(pick: u8, len: usize, queue: &str) -> RuleOptions {
+    let mut o = RuleOptions::default();
+    let near = (len as u64 + u64::from(pick / 8 % 3)).saturating_sub(1);
+    match pick % 8 {
+        0 => o.warnings = false,
+        1 => o.require_version = Some(1),
+        2 => o.require_version = Some(2),
+        3 => o.max_envelope_bytes = near,
+        4 => {
+            o.max_envelope_bytes = 16;
+            o.queue_limits.insert(queue.to_owned(), near);
+        }
+        5 => {
+            o.queue_limits.insert(queue.to_owned(), near);
+        }
+        6 => o.submit = true,
+        _ => {}
+    }
+    o
+}
+
+/// A nearly valid envelope for the single pass: one consistent with its status (either
+/// version, a claim check or a payload, up to four attempts, a redrive), then a few members
+/// replaced by near misses of their rules or removed or doubled, unknown members inserted, the
+/// top-level members rotated, and at most two byte edits.
+#[derive(Debug, arbitrary::Arbitrary)]
+pub struct SinglePassCase {
+    options: u8,
+    version_2: bool,
+    claim_check: bool,
+    status: u8,
+    attempts: u8,
+    outcomes: [u8; 4],
+    redriven: bool,
+    edits: Vec<(u8, u8)>,
+    extras: Vec<(u8, u8, u8)>,
+    rotate: u8,
+    bytes: Vec<(u16, u8)>,
+}
+
+type Members = Vec<(String, String)>;
+
+/// Near misses and valid values, by member name; `DELETE` removes the member, `DOUBLE` repeats
+/// it, `ESCAPE` spells the first character of its key as an escape.
+const DELETE: &str = "<delete>";
+const DOUBLE: &str = "<double>";
+const ESCAPE: &str = "<escape>";
+
+fn single_pass_values(key: &str) -> &'static [&'static str] {
+    match key {
+        "envelope_version" => &["1", "2", "3", "0", "-0", "1.0", "\"1\"", "12345678901234567890"],
+        "id" => &[
+            "\"01HWT0D7G0Q8V9W2R4T6Y8A0B2\"",
+            "\"01hwt0d7g0q8v9w2r4t6y8a0b2\"",
+            "\"81HWT0D7G0Q8V9W2R4T6Y8A0B2\"",
+            "\"01HWT0D7G1Q8V9W2R4T6Y8A0B2\"",
+            "\"\\u0030\"",
+            "\"01HWT0D7G0Q8V9W2R4T6Y8A0BU\"",
+        ],
+        "queue" | "handler_ref" => &["\"q\"", "\"Q\"", "\"\"", "\"a b\"", "\"\\u0071\"", "1", "\"é\""],
+        "handler_version" => &["null", "\"1.0\"", "\"\"", "\"1\\u0007\"", "\"\u{85}\"", "1"],
+        "payload" => &["\"\"", "\"e30=\"", "\"eR==\"", "\"e30\"", "\"e3\\u0030=\"", "null"],
+        "payload_content_type" => &[
+            "\"a/b\"",
+            "\"a/b;c=\\\"d\\\"\"",
+            "\"text/plain;\"",
+            "\"json\"",
+            "\"a/b \"",
+            "\"a\\/b\"",
+        ],
+        "payload_ref" => &[
+            "null",
+            "{}",
+            "\"x\"",
+            "{\"uri\":\"s3:\",\"sha256\":\"0000000000000000000000000000000000000000000000000000000000000000\",\"size\":0}",
+            "{\"uri\":\"s3: \",\"sha256\":\"0000000000000000000000000000000000000000000000000000000000000000\",\"size\":0}",
+            "{\"uri\":\"s3:\",\"sha256\":\"0000000000000000000000000000000000000000000000000000000000000000\",\"size\":-0}",
+        ],
+        "headers" => &[
+            "{}",
+            "{\"rdq.source\":\"api\"}",
+            "{\"a\":\"1\",\"\\u0061\":\"2\"}",
+            "{\"\":\"x\"}",
+            "{\"a\":1}",
+            "null",
+            "{\"a\":\"\\ud83d\\ude00\"}",
+        ],
+        "origin" => &[
+            "{}",
+            "{\"source\":\"api\"}",
+            "{\"source\":null}",
+            "{\"source\":1}",
+            "[]",
+            "{\"x\":[[[]]],\"submitted_by\":\"u\"}",
+        ],
+        "status" => &["\"PENDING\"", "\"IN_FLIGHT\"", "\"SUCCEEDED\"", "\"DEAD\"", "\"CANCELLED\"", "\"dead\"", "\"\\u0044EAD\""],
+        "attempt_count" | "redrive_count" | "attempt_no" | "duration_ms" | "size" => &[
+            "0", "1", "2", "1000", "4294967295", "4294967296", "-0", "-1", "1.0", "1e2",
+            "999999999999999999", "1000000000000000000", "18446744073709551616", "null", "\"1\"",
+        ],
+        "next_attempt_at" | "lease_expires_at" | "created_at" | "started_at" | "finished_at" => &[
+            "null",
+            "\"2024-05-01T12:00:00.000Z\"",
+            "\"2024-05-01T12:00:01.000Z\"",
+            "\"2024-05-01T12:00:01.001Z\"",
+            "\"2024-05-01T11:59:59.000Z\"",
+            "\"2024-02-29T12:00:00.000Z\"",
+            "\"2023-02-29T12:00:00.000Z\"",
+            "\"2024-05-01T12:00:00Z\"",
+            "\"2024-05-01T24:00:00.000Z\"",
+            "\"2024-05-01T12:00:60.000Z\"",
+            "\"\\u0032024-05-01T12:00:00.000Z\"",
+        ],
+        "attempts" => &["[]", "null", "[{}]", "[1]"],
+        "outcome" => &["null", "\"SUCCESS\"", "\"RETRYABLE_FAILURE\"", "\"PERMANENT_FAILURE\"", "\"LEASE_EXPIRED\"", "\"TIMEOUT\""],
+        "error" => &[
+            "null",
+            "{\"type\":\"E\",\"message\":\"m\"}",
+            "{\"type\":\"rdq.LeaseExpired\",\"message\":\"m\"}",
+            "{\"type\":\"rdq.LeaseExpired\",\"message\":\"\"}",
+            "{\"type\":\"rdq.LeaseExpired\",\"message\":\"m\",\"stack\":\"s\"}",
+            "{\"type\":\"\",\"message\":\"m\"}",
+            "{\"type\":\"E\"}",
+            "\"x\"",
+        ],
+        _ => &["1", "\"s\"", "null", "{}", "[]", "1e400", "\"\\ud800\"", "{\"a\":1,\"a\":2}"],
+    }
+}
+
+/// Values of unknown members.
+const SINGLE_PASS_EXTRA_VALUES: &[&str] = &[
+    "null",
+    "-0.0e-0",
+    "123456789012345678901234567890",
+    "\"\\u0041\\ud83d\\ude00\\\\\\\"\"",
+    "\"\\ud800\"",
+    "[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]",
+    "{\"a\":{\"b\":[true,false,null]},\"c\":\"d\"}",
+    "{\"a\":1,\"\\u0061\":2}",
+    "\"\u{1}\"",
+    "tru",
+];
+
+const SINGLE_PASS_EXTRA_KEYS: &[&str] = &[
+    "x",
+    "x_extra",
+    "\\u0078",
+    "",
+    "status",
+    "st\\u0061tus",
+    "rdq.source",
+    "a\\\"b",
+];
+
+const SINGLE_PASS_BYTES: &[&[u8]] = &[
+    b"",
+    b"\"",
+    b"\\",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b",",
+    b":",
+    b" ",
+    b"0",
+    b"-",
+    b"e",
+    b".",
+    b"n",
+    b"\x01",
+    b"\x7f",
+    b"\xff",
+    "é".as_bytes(),
+];
+
+impl SinglePassCase {
+    /// The options this case runs under, for a line of `len` bytes.
+    pub fn options(&self, len: usize) -> RuleOptions {
+        if self.options < 128 {
+            return RuleOptions::default();
+        }
+        options_for_single_pass(self.options, len, "q")
+    }
+
+    /// The line this case describes.
+    pub fn line(&self) -> Vec<u8> {
+        let v2 = self.version_2;
+        let at = |s: usize| format!("\"2024-05-01T12:{:02}:{:02}.000Z\"", s / 60 % 60, s % 60);
+        let status = ["PENDING", "IN_FLIGHT", "SUCCEEDED", "DEAD", "CANCELLED"]
+            [usize::from(self.status) % if v2 { 5 } else { 4 }];
+        let mut n = usize::from(self.attempts % 5);
+        if matches!(status, "IN_FLIGHT" | "SUCCEEDED" | "DEAD") {
+            n = n.max(1);
+        }
+        let mut attempts: Vec<Members> = Vec::new();
+        let mut restarts = 0;
+        for i in 0..n {
+            let last = i + 1 == n;
+            let no = if self.redriven && i >= 1 {
+                if i == 1 {
+                    restarts = 1;
+                }
+                i
+            } else {
+                i + 1
+            };
+            let start = 10 * i + 1;
+            let in_flight = last && status == "IN_FLIGHT";
+            let outcome = if in_flight {
+                "null"
+            } else if last && status == "SUCCEEDED" {
+                "\"SUCCESS\""
+            } else {
+                [
+                    "\"RETRYABLE_FAILURE\"",
+                    "\"PERMANENT_FAILURE\"",
+                    "\"LEASE_EXPIRED\"",
+                ][usize::from(self.outcomes[i]) % 3]
+            };
+            let error = match outcome {
+                "\"LEASE_EXPIRED\"" => "{\"type\":\"rdq.LeaseExpired\",\"message\":\"lease of w-7 expired\"}",
+                "\"SUCCESS\"" | "null" => "null",
+                _ => "{\"type\":\"java.lang.E\",\"message\":\"boom \\\"q\\\"\",\"stack\":\"at a\\n\\tat b\",\"detail\":{\"k\":[1,2.5]}}",
+            };
+            let mut a: Members = vec![
+                ("attempt_no".into(), no.to_string()),
+                ("started_at".into(), at(start)),
+                (
+                    "finished_at".into(),
+                    if in_flight {
+                        "null".into()
+                    } else {
+                        at(start + 1)
+                    },
+                ),
+            ];
+            if v2 {
+                let d = if in_flight { "null" } else { "1000" };
+                a.push(("duration_ms".into(), d.into()));
+            }
+            a.push(("outcome".into(), outcome.into()));
+            a.push(("error".into(), error.into()));
+            attempts.push(a);
+        }
+        let mut top: Members = vec![
+            ("envelope_version".into(), if v2 { "2" } else { "1" }.into()),
+            ("id".into(), "\"01HWT0D7G0Q8V9W2R4T6Y8A0B2\"".into()),
+            ("queue".into(), "\"q\"".into()),
+            ("handler_ref".into(), "\"h\"".into()),
+            ("handler_version".into(), "\"1.4.2 (build é)\"".into()),
+        ];
+        if v2 && self.claim_check {
+            top.push(("payload_ref".into(), "{\"uri\":\"s3://b/k?v=1#f\",\"sha256\":\"abababababababababababababababababababababababababababababababab\",\"size\":10}".into()));
+        } else {
+            top.push(("payload".into(), "\"eyJuIjoxfQ==\"".into()));
+        }
+        top.push((
+            "payload_content_type".into(),
+            "\"application/json; charset=utf-8\"".into(),
+        ));
+        if v2 {
+            top.push(("headers".into(), "{\"traceparent\":\"00-abc\"}".into()));
+            top.push(("origin".into(), "{\"source\":\"api\"}".into()));
+        } else {
+            top.push((
+                "headers".into(),
+                "{\"rdq.source\":\"api\",\"traceparent\":\"00-abc\"}".into(),
+            ));
+        }
+        top.push(("status".into(), format!("\"{status}\"")));
+        top.push(("attempt_count".into(), n.to_string()));
+        top.push(("redrive_count".into(), restarts.to_string()));
+        let next = if status == "PENDING" {
+            at(3600)
+        } else {
+            "null".into()
+        };
+        top.push(("next_attempt_at".into(), next));
+        let lease = if status == "IN_FLIGHT" {
+            at(3000)
+        } else {
+            "null".into()
+        };
+        top.push(("lease_expires_at".into(), lease));
+        top.push(("created_at".into(), at(0)));
+
+        // Edits: a member of the top level, or of an attempt, replaced, removed or doubled.
+        for &(field, value) in self.edits.iter().take(3) {
+            let members = match usize::from(field) % 3 {
+                0 if !attempts.is_empty() => {
+                    let i = usize::from(field / 3) % attempts.len();
+                    &mut attempts[i]
+                }
+                _ => &mut top,
+            };
+            if members.is_empty() {
+                continue;
+            }
+            let m = usize::from(field / 16) % members.len();
+            let values = single_pass_values(&members[m].0);
+            let value = match usize::from(value) % (values.len() + 3) {
+                k if k < values.len() => values[k],
+                k if k == values.len() => DELETE,
+                k if k == values.len() + 1 => DOUBLE,
+                _ => ESCAPE,
+            };
+            match value {
+                DELETE => {
+                    members.remove(m);
+                }
+                DOUBLE => members.push(members[m].clone()),
+                ESCAPE => {
+                    let key = &mut members[m].0;
+                    let first = key.remove(0);
+                    *key = format!("\\u{:04x}{key}", u32::from(first));
+                }
+                v => members[m].1 = v.to_owned(),
+            }
+        }
+        let render = |members: &Members| {
+            let inner: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("\"{k}\":{v}"))
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        };
+        let attempts: Vec<String> = attempts.iter().map(render).collect();
+        top.push(("attempts".into(), format!("[{}]", attempts.join(","))));
+        for &(place, key, value) in self.extras.iter().take(3) {
+            let member = (
+                SINGLE_PASS_EXTRA_KEYS[usize::from(key) % SINGLE_PASS_EXTRA_KEYS.len()].to_owned(),
+                SINGLE_PASS_EXTRA_VALUES[usize::from(value) % SINGLE_PASS_EXTRA_VALUES.len()]
+                    .to_owned(),
+            );
+            let at = usize::from(place) % (top.len() + 1);
+            top.insert(at, member);
+        }
+        let rotate = usize::from(self.rotate) % top.len();
+        top.rotate_left(rotate);
+        let mut line = render(&top).into_bytes();
+        // A byte edit for kinds below 80 only: most cases stay near valid.
+        for &(position, kind) in self.bytes.iter().take(2) {
+            if line.is_empty() || kind >= 80 {
+                continue;
+            }
+            let at = usize::from(position) % line.len();
+            match usize::from(kind) % (SINGLE_PASS_BYTES.len() + 1) {
+                0 => {
+                    line.remove(at);
+                }
+                1 => line.insert(at, line[at]),
+                k => {
+                    line.splice(at..=at, SINGLE_PASS_BYTES[k - 1].iter().copied());
+                }
+            }
+        }
+        line
+    }
+}

@@ -12,12 +12,12 @@ cd "$(dirname "$0")"
 seconds="${1:-60}"
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 status=0
-for target in line reader migrate pipeline envelope chokaq; do
+for target in line reader migrate pipeline envelope chokaq single_pass; do
     scratch="$(mktemp -d)"
     echo "== $target: ${seconds}s"
     # The compliance fixtures seed the targets that read one line.
     seeds=("corpus/$target")
-    case "$target" in line | migrate | chokaq) seeds+=("../tests/compliance/cases") ;; esac
+    case "$target" in line | migrate | chokaq | single_pass) seeds+=("../tests/compliance/cases") ;; esac
     if ! cargo +nightly fuzz run "$target" "$scratch" "${seeds[@]}" -- \
         -max_total_time="$seconds" -max_len=65536 -print_final_stats=1 2>&1 \
         | grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|Done|==[0-9]+== ERROR|SUMMARY)"; then

@@ -82,6 +82,8 @@ pub mod ops;
 pub mod pipeline;
 pub mod report;
 pub mod schema;
+#[doc(hidden)]
+pub mod test_support;
 
 pub use diagnostic::{Diagnostic, ErrorCode, Severity};
 pub use envelope::{EnvelopeRules, OptionsError, RuleOptions, Verdict};

@@ -84,3 +84,47 @@ fn chokaq_corpus() {
         checks::check_chokaq(&std::fs::read(&path).expect("readable seed"));
     }
 }
+
+#[test]
+fn single_pass_corpus() {
+    let seeds = seeds("single_pass");
+    assert!(seeds.len() > 20);
+    for path in seeds {
+        checks::check_single_pass(&std::fs::read(&path).expect("readable seed"));
+    }
+}
+
+/// The structured mode of the `single_pass` target builds mostly valid envelopes, which the
+/// single pass mostly accepts: the fuzzer works near the line between accept and decline.
+#[test]
+fn single_pass_cases_are_nearly_valid() {
+    let mut state = 1u64;
+    let mut next = move || {
+        // splitmix64
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) as u8
+    };
+    let (mut clean, mut accepted) = (0, 0);
+    let cases = 600;
+    for _ in 0..cases {
+        let bytes: Vec<u8> = (0..40).map(|_| next()).collect();
+        let case = <checks::SinglePassCase as arbitrary::Arbitrary>::arbitrary_take_rest(
+            arbitrary::Unstructured::new(&bytes),
+        )
+        .expect("any bytes make a case");
+        let line = case.line();
+        let found =
+            rdq_envelope::test_support::single_pass_agrees(&case.options(line.len()), &line);
+        clean += usize::from(found.tape_clean);
+        accepted += usize::from(found.accepted);
+    }
+    eprintln!("{cases} structured cases: {clean} clean, {accepted} accepted");
+    assert!(clean * 5 > cases, "only {clean} of {cases} cases are clean");
+    assert!(
+        accepted * 2 > clean,
+        "only {accepted} of {clean} clean cases accepted"
+    );
+}

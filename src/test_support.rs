@@ -1,0 +1,152 @@
+//! Not part of the API: hooks for the crate's fuzz targets (`fuzz/`) and its own tests. Nothing
+//! here is covered by semver; it may change or go away in any release. It is public only so
+//! that a fuzz target, which is another crate, can reach checks that need the crate's
+//! internals.
+
+use crate::envelope::SinglePass;
+use crate::json::stage1::{Classifier, Index};
+use crate::{EnvelopeRules, JsonParser, RuleOptions, Verdict};
+
+/// What the tape path and the single pass concluded of one line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Agreement {
+    /// The tape path ([`EnvelopeRules::check_line`]) found the line valid with no warning.
+    pub tape_clean: bool,
+    /// The single pass accepted the line (with every classifier: they agree, or this panics).
+    pub accepted: bool,
+}
+
+/// The tape path and the single pass under one set of options, reused from line to line as a
+/// worker reuses them: one single pass per stage-1 classifier this CPU runs.
+#[derive(Debug)]
+pub struct SinglePassCheck {
+    rules: EnvelopeRules,
+    parser: JsonParser,
+    verdict: Verdict,
+    passes: Vec<(Classifier, SinglePass)>,
+}
+
+impl SinglePassCheck {
+    /// A check under `options` (which must be consistent: see [`RuleOptions::validate`]).
+    pub fn new(options: &RuleOptions) -> Self {
+        // The one `RDQ_ENVELOPE_SIMD` picks first, then every other one this CPU runs.
+        let mut classifiers = vec![Classifier::detect()];
+        for other in [Classifier::Portable, Classifier::best()] {
+            if !classifiers.contains(&other) {
+                classifiers.push(other);
+            }
+        }
+        SinglePassCheck {
+            rules: EnvelopeRules::new(options.clone()).expect("consistent options"),
+            parser: JsonParser::new(),
+            verdict: Verdict::default(),
+            passes: classifiers
+                .into_iter()
+                .map(|c| (c, SinglePass::with_classifier(c)))
+                .collect(),
+        }
+    }
+
+    /// Judges `line` both ways. Panics when the single pass accepts a line the tape path does
+    /// not find valid with no warning and the same version (a false accept), or when the
+    /// classifiers disagree.
+    pub fn compare(&mut self, line: &[u8]) -> Agreement {
+        self.rules
+            .check_line(&mut self.parser, line, &mut self.verdict);
+        let verdict = &self.verdict;
+        let tape_clean = verdict.is_valid() && verdict.warnings.is_empty();
+        let mut accepted: Option<bool> = None;
+        for (classifier, single) in &mut self.passes {
+            let fast = self.rules.clean_version(single, line);
+            if let Some(version) = fast {
+                assert!(
+                    tape_clean && verdict.version == Some(version),
+                    "false accept: the single pass ({classifier:?}) accepts as version {version} \
+                     a line the tape path judges {verdict:?}:\n{}",
+                    String::from_utf8_lossy(line)
+                );
+            }
+            assert!(
+                accepted.is_none_or(|a| a == fast.is_some()),
+                "the classifiers disagree ({classifier:?} {}) on:\n{}",
+                if fast.is_some() {
+                    "accepts"
+                } else {
+                    "declines"
+                },
+                String::from_utf8_lossy(line)
+            );
+            accepted = Some(fast.is_some());
+        }
+        Agreement {
+            tape_clean,
+            accepted: accepted.unwrap_or(false),
+        }
+    }
+}
+
+/// [`SinglePassCheck::compare`] of `line` under `options` with fresh state, and again with
+/// state warmed by other lines first (a worker's single pass has seen lines before): panics on
+/// a false accept, on classifiers that disagree, or on warm and fresh state that disagree.
+pub fn single_pass_agrees(options: &RuleOptions, line: &[u8]) -> Agreement {
+    let fresh = SinglePassCheck::new(options).compare(line);
+    let mut warm = SinglePassCheck::new(options);
+    for before in WARM_UP {
+        warm.compare(before.as_bytes());
+    }
+    assert_eq!(
+        warm.compare(line),
+        fresh,
+        "a warm single pass differs from a fresh one on:\n{}",
+        String::from_utf8_lossy(line)
+    );
+    fresh
+}
+
+/// Lines that leave state behind: a long valid one, one that stops deep in nested objects, and
+/// one that stops in a string with escapes.
+const WARM_UP: [&str; 3] = [
+    crate::catalogue::VALID_V2,
+    r#"{"a":{"b":{"c":{"d":[{"e":{"f":1,"g":2,"h":3}}]}}},"x":"#,
+    r#"{"envelope_version":1,"id":"\u0030","q":"a\\\"b\ud83d\ude00"#,
+];
+
+/// Stage 1's structural index of `line` against simd-json's, with every classifier, on a line
+/// simd-json parses: equal once the closing quotes (which simd-json does not index) are left
+/// out. Panics when they differ; returns whether the line was compared. (The same check as the
+/// unit tests' `json::stage1::against_simd_json`, for the fuzz targets.)
+pub fn stage1_agrees_with_simd_json(line: &[u8]) -> bool {
+    let mut input = line.to_vec();
+    input.resize(line.len() + simd_json::INPUT_PADDING, 0);
+    let mut buffers = simd_json::Buffers::new(line.len());
+    let mut tape = simd_json::Tape::null().reset();
+    if simd_json::fill_tape_padded(&mut input, line.len(), &mut buffers, &mut tape).is_err() {
+        return false;
+    }
+    let theirs = buffers.structural_indexes();
+    for classifier in [Classifier::Portable, Classifier::best()] {
+        let mut index = Index::default();
+        if !index.build(line, classifier) {
+            // Stage 1 declines what simd-json may accept: lone surrogates and the like.
+            continue;
+        }
+        let mut ours = Vec::new();
+        let mut open = false;
+        for &at in &index.positions {
+            let quote = line[at as usize] == b'"';
+            if quote && open {
+                open = false;
+                continue;
+            }
+            open = quote;
+            ours.push(at);
+        }
+        assert_eq!(
+            ours,
+            theirs,
+            "stage 1 ({classifier:?}) indexes differently from simd-json:\n{}",
+            String::from_utf8_lossy(line)
+        );
+    }
+    true
+}
