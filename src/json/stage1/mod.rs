@@ -59,26 +59,6 @@ impl Classifier {
         }
         Classifier::Portable
     }
-
-    /// Every classifier this CPU runs, the portable one first (for the tests).
-    #[cfg(test)]
-    pub(crate) fn all() -> Vec<Classifier> {
-        let mut all = vec![Classifier::Portable];
-        if Classifier::best() != Classifier::Portable {
-            all.push(Classifier::best());
-        }
-        all
-    }
-
-    /// A name for messages: `avx2` or `portable`.
-    #[cfg(test)]
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Classifier::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            Classifier::Avx2 => "avx2",
-        }
-    }
 }
 
 /// A block classifier. Stage 1 is compiled once per classifier (`Index::build_with`), so
@@ -437,52 +417,9 @@ mod tests {
 
 #[cfg(test)]
 pub(crate) mod against_simd_json {
-    use super::*;
-
-    /// simd-json's structural indexes of a line it parses.
-    pub(crate) fn simd_json_indexes(line: &[u8]) -> Option<Vec<u32>> {
-        let mut input = line.to_vec();
-        input.resize(line.len() + simd_json::INPUT_PADDING, 0);
-        let mut buffers = simd_json::Buffers::new(line.len());
-        let mut tape = simd_json::Tape::null().reset();
-        simd_json::fill_tape_padded(&mut input, line.len(), &mut buffers, &mut tape).ok()?;
-        Some(buffers.structural_indexes().to_vec())
-    }
-
-    /// Our index of a line simd-json parses equals simd-json's once the closing quotes (which
-    /// simd-json does not index) are left out, with every classifier. Returns whether the line
-    /// was compared.
-    pub(crate) fn same_as_simd_json(line: &[u8]) -> bool {
-        let Some(theirs) = simd_json_indexes(line) else {
-            return false;
-        };
-        for classifier in Classifier::all() {
-            let mut index = Index::default();
-            if !index.build(line, classifier) {
-                // Stage 1 declines what simd-json might accept: lone surrogates and the like.
-                continue;
-            }
-            let mut ours = Vec::new();
-            let mut open = false;
-            for &at in index.positions() {
-                let quote = line[at as usize] == b'"';
-                if quote && open {
-                    open = false;
-                    continue;
-                }
-                open = quote;
-                ours.push(at);
-            }
-            assert_eq!(
-                ours,
-                theirs,
-                "{}: {}",
-                classifier.name(),
-                String::from_utf8_lossy(line)
-            );
-        }
-        true
-    }
+    /// Our index equals simd-json's on a line simd-json parses (one check, shared with the
+    /// fuzz targets: `test_support`).
+    pub(crate) use crate::test_support::stage1_agrees_with_simd_json as same_as_simd_json;
 
     #[test]
     fn small_lines_index_as_simd_json_does() {
