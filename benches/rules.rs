@@ -1,6 +1,6 @@
 //! One typical DLQ line (about 3 KB, three attempts with stack traces) through the JSON layer
-//! and every rule, beside simd-json's bare tape parse of the same line with the same reuse of
-//! buffers: the ratio of the two is what the rules cost on top of parsing.
+//! and every rule, and through the single pass, beside simd-json's bare tape parse of the same
+//! line with the same reuse of buffers: the ratios are what validation costs against parsing.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use rdq_envelope::{EnvelopeRules, JsonParser, RuleOptions, Verdict};
@@ -37,6 +37,12 @@ fn rules(c: &mut Criterion) {
             let doc = rules.check_line(&mut parser, black_box(LINE), &mut verdict);
             assert!(doc.is_some() && verdict.is_valid());
         })
+    });
+
+    // The single pass, which settles such a line without a tape (`validate`'s hot path).
+    let mut single = rdq_envelope::test_support::SinglePassAlone::new(&RuleOptions::default());
+    group.bench_function("single_pass", |b| {
+        b.iter(|| assert!(single.accepts(black_box(LINE))))
     });
     group.finish();
 }

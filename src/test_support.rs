@@ -150,3 +150,26 @@ pub fn stage1_agrees_with_simd_json(line: &[u8]) -> bool {
     }
     true
 }
+
+/// The single pass alone, as `validate` runs it on every line: for the benches.
+#[derive(Debug)]
+pub struct SinglePassAlone {
+    rules: EnvelopeRules,
+    single: SinglePass,
+}
+
+impl SinglePassAlone {
+    /// The single pass under `options` (which must be consistent), with the classifier
+    /// `RDQ_ENVELOPE_SIMD` and the CPU choose.
+    pub fn new(options: &RuleOptions) -> Self {
+        SinglePassAlone {
+            rules: EnvelopeRules::new(options.clone()).expect("consistent options"),
+            single: SinglePass::default(),
+        }
+    }
+
+    /// Whether the single pass settles `line` (valid, nothing to warn about) without a tape.
+    pub fn accepts(&mut self, line: &[u8]) -> bool {
+        self.rules.clean_version(&mut self.single, line).is_some()
+    }
+}
