@@ -173,6 +173,7 @@ impl Index {
             if !self.block(
                 line,
                 base,
+                // Opaque to the optimiser on purpose: see `avx2::classify_avx2`.
                 std::hint::black_box(C::classify(block)),
                 &mut carry,
             ) {
