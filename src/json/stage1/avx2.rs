@@ -102,7 +102,10 @@ fn half(v: __m256i) -> Half {
     );
     let nibble = _mm256_set1_epi8(0x0F);
     let low = _mm256_shuffle_epi8(low_table, _mm256_and_si256(v, nibble));
-    let high = _mm256_shuffle_epi8(high_table, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
+    let high = _mm256_shuffle_epi8(
+        high_table,
+        _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble),
+    );
     let classes = _mm256_and_si256(low, high);
     let none = _mm256_setzero_si256();
     let not_op = _mm256_cmpeq_epi8(_mm256_and_si256(classes, _mm256_set1_epi8(1 | 2 | 4)), none);
