@@ -8,29 +8,32 @@
 use std::arch::x86_64::{
     __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8,
     _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setzero_si256,
-    _mm256_shuffle_epi8, _mm256_srli_epi16,
+    _mm256_shuffle_epi8, _mm256_srli_epi16, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set1_epi8,
+    _mm_set_epi64x,
 };
 
 use super::{Classes, Classify, Index};
 
-/// Whether the running CPU has AVX2, BMI1 and POPCNT (checked at run time, cached by `std`).
+/// Whether the running CPU has AVX2, BMI1, POPCNT and PCLMULQDQ (checked at run time, cached by
+/// `std`).
 pub(super) fn available() -> bool {
     std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("bmi1")
         && std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("pclmulqdq")
 }
 
 /// Stage 1 of `line` with the AVX2 classifier. Only called for `Classifier::Avx2`, which
 /// `Classifier::best` chooses only when [`available`] found AVX2 on this CPU.
 pub(super) fn build(index: &mut Index, line: &[u8]) -> bool {
-    // SAFETY: AVX2, BMI1 and POPCNT are present (see above): the target features of
-    // `build_avx2`.
+    // SAFETY: AVX2, BMI1, POPCNT and PCLMULQDQ are present (see above): the target features
+    // of `build_avx2`.
     unsafe { build_avx2(index, line) }
 }
 
 /// The whole block loop compiled for AVX2 (and the bit instructions every AVX2 CPU has), so
 /// that the classifier is inlined into it.
-#[target_feature(enable = "avx2,bmi1,popcnt")]
+#[target_feature(enable = "avx2,bmi1,popcnt,pclmulqdq")]
 fn build_avx2(index: &mut Index, line: &[u8]) -> bool {
     index.build_with::<Avx2>(line)
 }
@@ -45,6 +48,28 @@ impl Classify for Avx2 {
         // runs only on a CPU with AVX2.
         unsafe { classify_avx2(block) }
     }
+
+    #[inline(always)]
+    fn prefix_xor(x: u64) -> u64 {
+        // SAFETY: as above; `build_avx2` runs only on a CPU with PCLMULQDQ too.
+        unsafe { prefix_xor_clmul(x) }
+    }
+}
+
+/// The prefix XOR as one carry-less multiplication by all ones: bit `i` of the product sums
+/// (without carries) bits `0..=i` of `x`.
+#[target_feature(enable = "pclmulqdq")]
+#[inline]
+fn prefix_xor_clmul(x: u64) -> u64 {
+    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+    _mm_cvtsi128_si64(product) as u64
+}
+
+/// [`prefix_xor_clmul`] for the tests; `None` without PCLMULQDQ.
+#[cfg(test)]
+pub(super) fn prefix_xor_for_tests(x: u64) -> Option<u64> {
+    // SAFETY: called only when the CPU has PCLMULQDQ, checked just before.
+    std::arch::is_x86_feature_detected!("pclmulqdq").then(|| unsafe { prefix_xor_clmul(x) })
 }
 
 /// Classifies `block`.

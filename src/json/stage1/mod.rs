@@ -66,6 +66,12 @@ impl Classifier {
 pub(crate) trait Classify {
     /// The classes of the 64 bytes of `block`.
     fn classify(block: &[u8; 64]) -> Classes;
+
+    /// Bit `i` is the XOR of bits `0..=i` of `x` (in-string from the quotes).
+    #[inline(always)]
+    fn prefix_xor(x: u64) -> u64 {
+        prefix_xor(x)
+    }
 }
 
 /// The portable classifier.
@@ -170,7 +176,7 @@ impl Index {
         let mut base = 0;
         for block in blocks.by_ref() {
             let block: &[u8; 64] = block.try_into().expect("chunks_exact(64)");
-            if !self.block(
+            if !self.block::<C>(
                 line,
                 base,
                 // Opaque to the optimiser on purpose: see `avx2::classify_avx2`.
@@ -186,7 +192,7 @@ impl Index {
             // The tail, padded with spaces: white space ends any token and opens nothing.
             let mut last = [b' '; 64];
             last[..rest.len()].copy_from_slice(rest);
-            if !self.block(line, base, C::classify(&last), &mut carry) {
+            if !self.block::<C>(line, base, C::classify(&last), &mut carry) {
                 return false;
             }
         }
@@ -195,7 +201,13 @@ impl Index {
 
     /// One block at `base`: its structurals appended, `carry` taken to the next block.
     #[inline(always)]
-    fn block(&mut self, line: &[u8], base: usize, c: Classes, carry: &mut Carry) -> bool {
+    fn block<C: Classify>(
+        &mut self,
+        line: &[u8],
+        base: usize,
+        c: Classes,
+        carry: &mut Carry,
+    ) -> bool {
         let escaped = if c.backslash == 0 && !carry.escaped {
             0
         } else {
@@ -208,7 +220,7 @@ impl Index {
             escaped
         };
         let quote = c.quote & !escaped;
-        let in_string = prefix_xor(quote) ^ if carry.in_string { !0 } else { 0 };
+        let in_string = C::prefix_xor(quote) ^ if carry.in_string { !0 } else { 0 };
         carry.in_string = in_string >> 63 != 0;
         // Inside a string every byte from 0x00 to 0x1F must be escaped (RFC 8259, section 7).
         if c.control & in_string != 0 {
@@ -390,6 +402,21 @@ mod tests {
                     "{mask:#066b} {carry}"
                 );
             }
+        }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn the_carry_less_prefix_xor_equals_the_shifts() {
+        let mut state = 13;
+        for x in [0, 1, !0, 1 << 63, 0x8000_0000_0000_0001]
+            .into_iter()
+            .chain((0..100_000).map(|_| next(&mut state)))
+        {
+            let Some(clmul) = avx2::prefix_xor_for_tests(x) else {
+                return;
+            };
+            assert_eq!(clmul, prefix_xor(x), "{x:#x}");
         }
     }
 
