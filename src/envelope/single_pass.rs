@@ -478,20 +478,42 @@ impl<'l> Walk<'l, '_> {
         if depth > MAX_DEPTH {
             return None;
         }
+        self.object(depth, |_, _| Some(0)).map(drop)
+    }
+
+    /// An object at nesting `depth`, each member's key handed to `member`. For a key it knows,
+    /// `member` reads the value and returns the key's bit (one per known key: a second
+    /// member with it is a duplicate); for another key it returns 0, and the value is checked
+    /// here for the JSON layer and the key joins the duplicate check. `None` from `member`:
+    /// not sure. Returns the bits of the known keys seen.
+    #[inline(always)]
+    fn object(
+        &mut self,
+        depth: usize,
+        mut member: impl FnMut(&mut Self, (u32, u32)) -> Option<u32>,
+    ) -> Option<u32> {
         self.eat(b'{')?;
         let frame = self.keys.len();
+        let mut seen = 0;
         if self.eat(b'}').is_none() {
             loop {
                 let key = self.key()?;
-                self.keys.push(key);
                 self.eat(b':')?;
-                self.any_value(depth)?;
+                match member(self, key)? {
+                    0 => {
+                        self.keys.push(key);
+                        self.any_value(depth)?;
+                    }
+                    bit if seen & bit != 0 => return None,
+                    bit => seen |= bit,
+                }
                 if self.end_of_member()? {
                     break;
                 }
             }
         }
-        self.distinct_keys(frame)
+        self.distinct_keys(frame)?;
+        Some(seen)
     }
 
     fn any_array(&mut self, depth: usize) -> Option<()> {
@@ -574,25 +596,14 @@ impl<'l> Walk<'l, '_> {
 
     /// The whole line: one envelope object and nothing after it.
     fn envelope(&mut self) -> Option<Top> {
-        self.eat(b'{')?;
         let mut top = Top::default();
-        let frame = self.keys.len();
-        if self.eat(b'}').is_none() {
-            loop {
-                self.top_member(&mut top)?;
-                if self.end_of_member()? {
-                    break;
-                }
-            }
-        }
-        self.distinct_keys(frame)?;
+        top.seen = self.object(1, |walk, key| walk.top_member(&mut top, key))?;
         (self.at == self.positions.len()).then_some(top)
     }
 
-    /// One top-level member: its key, and its value checked by the key's rules.
-    fn top_member(&mut self, top: &mut Top) -> Option<()> {
-        let (start, end) = self.key()?;
-        self.eat(b':')?;
+    /// One top-level member's value, checked by its key's rules: the key's bit, 0 for a key
+    /// the rules do not know.
+    fn top_member(&mut self, top: &mut Top, (start, end): (u32, u32)) -> Option<u32> {
         let value_at = self.at;
         let bit = match &self.line[start as usize..end as usize] {
             b"envelope_version" => {
@@ -691,15 +702,8 @@ impl<'l> Walk<'l, '_> {
                 top.origin = Some(self.origin()?);
                 ORIGIN
             }
-            _ => {
-                self.keys.push((start, end));
-                return self.any_value(1);
-            }
+            _ => return Some(0),
         };
-        if top.seen & bit != 0 {
-            return None;
-        }
-        top.seen |= bit;
         // The strings the DLQ commands read, each a plain string here (a name, a ULID, ...):
         // its opening and closing quotes are the value's two structurals.
         let text = || (self.positions[value_at] + 1, self.positions[value_at + 1]);
@@ -719,10 +723,10 @@ impl<'l> Walk<'l, '_> {
             REDRIVE_COUNT => 2,
             NEXT_ATTEMPT_AT => 3,
             LEASE_EXPIRES_AT => 4,
-            _ => return Some(()),
+            _ => return Some(bit),
         };
         top.redrive_spans[rewritten] = self.scalar_range(value_at);
-        Some(())
+        Some(bit)
     }
 
     /// The bytes of the scalar value (string, number or literal) read from structural `at`.
@@ -762,36 +766,17 @@ impl<'l> Walk<'l, '_> {
 
     /// A set `payload_ref`: `{uri, sha256, size}` as version 2 requires.
     fn claim_check(&mut self) -> Option<()> {
-        self.eat(b'{')?;
-        let frame = self.keys.len();
-        let mut seen = 0u8;
-        if self.eat(b'}').is_none() {
-            loop {
-                let (start, end) = self.key()?;
-                self.eat(b':')?;
-                let bit = match &self.line[start as usize..end as usize] {
-                    b"uri" => formats::is_payload_uri_bytes(self.plain_string()?).then_some(1)?,
-                    b"sha256" => formats::is_sha256_hex_bytes(self.plain_string()?).then_some(2)?,
-                    b"size" => {
-                        self.small_unsigned()?;
-                        4
-                    }
-                    _ => {
-                        self.keys.push((start, end));
-                        self.any_value(2)?;
-                        0
-                    }
-                };
-                if seen & bit != 0 {
-                    return None;
+        let seen = self.object(2, |walk, (start, end)| {
+            Some(match &walk.line[start as usize..end as usize] {
+                b"uri" => formats::is_payload_uri_bytes(walk.plain_string()?).then_some(1)?,
+                b"sha256" => formats::is_sha256_hex_bytes(walk.plain_string()?).then_some(2)?,
+                b"size" => {
+                    walk.small_unsigned()?;
+                    4
                 }
-                seen |= bit;
-                if self.end_of_member()? {
-                    break;
-                }
-            }
-        }
-        self.distinct_keys(frame)?;
+                _ => 0,
+            })
+        })?;
         (seen == 7).then_some(())
     }
 
@@ -801,33 +786,26 @@ impl<'l> Walk<'l, '_> {
             self.any_value(1)?;
             return Some(Origin::Bad);
         }
-        self.eat(b'{')?;
-        let frame = self.keys.len();
         let mut good = true;
-        if self.eat(b'}').is_none() {
-            loop {
-                let key = self.key()?;
-                self.keys.push(key);
-                self.eat(b':')?;
-                let name = &self.line[key.0 as usize..key.1 as usize];
-                let known = matches!(name, b"source" | b"submitted_by");
-                if known && self.peek()? == b'"' {
-                    let value = Some(self.recorded_string()?);
-                    if name == b"source" {
-                        self.fields.origin_source = value;
-                    } else {
-                        self.fields.origin_submitted_by = value;
-                    }
+        self.object(2, |walk, (start, end)| {
+            let bit = match &walk.line[start as usize..end as usize] {
+                b"source" => 1,
+                b"submitted_by" => 2,
+                _ => return Some(0),
+            };
+            if walk.peek()? == b'"' {
+                let value = Some(walk.recorded_string()?);
+                if bit == 1 {
+                    walk.fields.origin_source = value;
                 } else {
-                    good &= !known;
-                    self.any_value(2)?;
+                    walk.fields.origin_submitted_by = value;
                 }
-                if self.end_of_member()? {
-                    break;
-                }
+            } else {
+                good = false;
+                walk.any_value(2)?;
             }
-        }
-        self.distinct_keys(frame)?;
+            Some(bit)
+        })?;
         Some(if good { Origin::Good } else { Origin::Bad })
     }
 
@@ -873,59 +851,52 @@ impl<'l> Walk<'l, '_> {
 
     /// One attempt record, with the rules that read only it.
     fn attempt(&mut self) -> Option<Attempt> {
-        self.eat(b'{')?;
-        let frame = self.keys.len();
         let (mut no, mut started, mut finished, mut outcome) = (None, None, None, None);
         let mut error: Option<Option<ErrorFacts>> = None;
         let mut duration: Option<Duration> = None;
         let mut fields = AttemptFields::default();
-        if self.eat(b'}').is_none() {
-            loop {
-                let (start, end) = self.key()?;
-                self.eat(b':')?;
-                let value_at = self.at;
-                let slot_taken = match &self.line[start as usize..end as usize] {
-                    b"attempt_no" => no
-                        .replace(
-                            self.small_unsigned()
-                                .filter(|n| (1..=u32::MAX.into()).contains(n))?,
-                        )
-                        .is_some(),
-                    b"started_at" => started.replace(self.timestamp()?).is_some(),
-                    b"finished_at" => finished.replace(self.nullable_timestamp()?).is_some(),
-                    b"outcome" => {
-                        let known = self.outcome()?;
-                        if known.is_some() {
-                            let positions = self.positions;
-                            fields.outcome =
-                                Some((positions[value_at] + 1, positions[value_at + 1]));
-                        }
-                        outcome.replace(known).is_some()
-                    }
-                    b"error" => {
-                        let value = if self.null()? {
-                            None
-                        } else {
-                            Some(self.error_object()?)
-                        };
-                        error.replace(value).is_some()
-                    }
-                    b"duration_ms" => duration.replace(self.duration()?).is_some(),
-                    _ => {
-                        self.keys.push((start, end));
-                        self.any_value(3)?;
-                        false
-                    }
-                };
-                if slot_taken {
-                    return None;
+        self.object(3, |walk, (start, end)| {
+            let value_at = walk.at;
+            Some(match &walk.line[start as usize..end as usize] {
+                b"attempt_no" => {
+                    no = Some(
+                        walk.small_unsigned()
+                            .filter(|n| (1..=u32::MAX.into()).contains(n))?,
+                    );
+                    1
                 }
-                if self.end_of_member()? {
-                    break;
+                b"started_at" => {
+                    started = Some(walk.timestamp()?);
+                    2
                 }
-            }
-        }
-        self.distinct_keys(frame)?;
+                b"finished_at" => {
+                    finished = Some(walk.nullable_timestamp()?);
+                    4
+                }
+                b"outcome" => {
+                    let known = walk.outcome()?;
+                    if known.is_some() {
+                        let positions = walk.positions;
+                        fields.outcome = Some((positions[value_at] + 1, positions[value_at + 1]));
+                    }
+                    outcome = Some(known);
+                    8
+                }
+                b"error" => {
+                    error = Some(if walk.null()? {
+                        None
+                    } else {
+                        Some(walk.error_object()?)
+                    });
+                    16
+                }
+                b"duration_ms" => {
+                    duration = Some(walk.duration()?);
+                    32
+                }
+                _ => 0,
+            })
+        })?;
         let (no, started, finished, outcome) = (no?, started?, finished?, outcome?);
         let finished = match finished {
             Stamp::At(f) if f < started => return None,
@@ -992,63 +963,43 @@ impl<'l> Walk<'l, '_> {
     /// An attempt's `error` object: `type` a non-empty string, `message` a string, `stack`
     /// absent, null or a string, the texts within their limits.
     fn error_object(&mut self) -> Option<ErrorFacts> {
-        self.eat(b'{')?;
-        let frame = self.keys.len();
-        let mut seen = 0u8;
         let mut facts = ErrorFacts {
             lease_expired: false,
             type_range: (0, 0),
         };
         let (mut lease_type, mut message_set, mut stack_set) = (false, false, false);
-        if self.eat(b'}').is_none() {
-            loop {
-                let (start, end) = self.key()?;
-                self.eat(b':')?;
-                let bit = match &self.line[start as usize..end as usize] {
-                    b"type" => {
-                        let (start, end) = self.recorded_string()?;
-                        if start == end {
+        let seen = self.object(4, |walk, (start, end)| {
+            Some(match &walk.line[start as usize..end as usize] {
+                b"type" => {
+                    let (start, end) = walk.recorded_string()?;
+                    if start == end {
+                        return None;
+                    }
+                    facts.type_range = (start, end);
+                    lease_type = &walk.line[start as usize..end as usize] == b"rdq.LeaseExpired";
+                    1
+                }
+                b"message" => {
+                    let span = walk.string()?;
+                    if !walk.within_limit(span, MESSAGE_LIMIT) {
+                        return None;
+                    }
+                    message_set = span.len() > 0;
+                    2
+                }
+                b"stack" => {
+                    if !walk.null()? {
+                        let span = walk.string()?;
+                        if !walk.within_limit(span, STACK_LIMIT) {
                             return None;
                         }
-                        facts.type_range = (start, end);
-                        let text = &self.line[start as usize..end as usize];
-                        lease_type = text == b"rdq.LeaseExpired";
-                        1
+                        stack_set = true;
                     }
-                    b"message" => {
-                        let span = self.string()?;
-                        if !self.within_limit(span, MESSAGE_LIMIT) {
-                            return None;
-                        }
-                        message_set = span.len() > 0;
-                        2
-                    }
-                    b"stack" => {
-                        if !self.null()? {
-                            let span = self.string()?;
-                            if !self.within_limit(span, STACK_LIMIT) {
-                                return None;
-                            }
-                            stack_set = true;
-                        }
-                        4
-                    }
-                    _ => {
-                        self.keys.push((start, end));
-                        self.any_value(4)?;
-                        0
-                    }
-                };
-                if seen & bit != 0 {
-                    return None;
+                    4
                 }
-                seen |= bit;
-                if self.end_of_member()? {
-                    break;
-                }
-            }
-        }
-        self.distinct_keys(frame)?;
+                _ => 0,
+            })
+        })?;
         // `type` and `message` are required.
         if seen & 3 != 3 {
             return None;
