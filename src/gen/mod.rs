@@ -645,3 +645,21 @@ fn unescaped_len(escaped: &[u8]) -> usize {
     }
     len
 }
+
+/// `count` lines of `gen` (for the crate's tests).
+#[cfg(test)]
+pub(crate) fn test_lines(seed: u64, version: u32, invalid_rate: f64, count: usize) -> Vec<Vec<u8>> {
+    let mut generator = Generator::new(GenOptions {
+        seed,
+        version,
+        invalid_rate,
+        ..GenOptions::default()
+    });
+    (0..count)
+        .map(|_| {
+            let mut line = Vec::new();
+            generator.next_line(&mut line);
+            line
+        })
+        .collect()
+}

@@ -373,7 +373,6 @@ mod tests {
 #[cfg(test)]
 mod single_pass_tests {
     use super::*;
-    use crate::gen::{GenOptions, Generator};
     use crate::RuleOptions;
 
     /// Predicates of every kind, built from the envelope's own values (so that some match) and
@@ -433,15 +432,7 @@ mod single_pass_tests {
         let mut w = FilterWorker::default();
         let (mut compared, mut lines) = (0, 0);
         for version in [1, 2] {
-            let mut generator = Generator::new(GenOptions {
-                seed: 21,
-                version,
-                invalid_rate: 0.1,
-                ..GenOptions::default()
-            });
-            for _ in 0..1500 {
-                let mut line = Vec::new();
-                generator.next_line(&mut line);
+            for line in crate::gen::test_lines(21, version, 0.1, 1500) {
                 let Some(clean) = rules.clean(&mut w.single, &line) else {
                     continue;
                 };

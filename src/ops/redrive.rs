@@ -218,7 +218,6 @@ impl RedriveOp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::{GenOptions, Generator};
     use crate::RuleOptions;
 
     /// Every line the single pass redrives is redriven to the same bytes by the tape path; and
@@ -233,15 +232,7 @@ mod tests {
         let mut w = RedriveWorker::default();
         let (mut fast_lines, mut dead) = (0, 0);
         for version in [1, 2] {
-            let mut generator = Generator::new(GenOptions {
-                seed: 9,
-                version,
-                invalid_rate: 0.1,
-                ..GenOptions::default()
-            });
-            for _ in 0..2000 {
-                let mut line = Vec::new();
-                generator.next_line(&mut line);
+            for line in crate::gen::test_lines(9, version, 0.1, 2000) {
                 let mut tape_out = Vec::new();
                 let doc = op.rules.check_line(&mut w.parser, &line, &mut w.verdict);
                 if let (Some(doc), true) = (doc, w.verdict.is_valid()) {

@@ -604,7 +604,6 @@ mod tests {
 #[cfg(test)]
 mod single_pass_tests {
     use super::*;
-    use crate::gen::{GenOptions, Generator};
     use crate::RuleOptions;
 
     /// The same lines added up from their tapes and from the single pass's ranges give the
@@ -615,15 +614,7 @@ mod single_pass_tests {
         let mut w = StatsWorker::default();
         let mut lines = Vec::new();
         for version in [1, 2] {
-            let mut generator = Generator::new(GenOptions {
-                seed: 33,
-                version,
-                invalid_rate: 0.1,
-                ..GenOptions::default()
-            });
-            for _ in 0..1500 {
-                let mut line = Vec::new();
-                generator.next_line(&mut line);
+            for line in crate::gen::test_lines(33, version, 0.1, 1500) {
                 lines.push(line);
             }
         }

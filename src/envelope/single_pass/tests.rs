@@ -16,7 +16,6 @@ mod semantic;
 mod tree;
 
 use crate::envelope::RuleOptions;
-use crate::gen::{GenOptions, Generator};
 use crate::test_support::{single_pass_agrees, Agreement, SinglePassCheck};
 
 /// Judges `line` both ways under `options`, with every stage-1 classifier, fresh and warm; panics
@@ -30,21 +29,7 @@ pub(crate) fn compare(options: &RuleOptions, line: &[u8]) -> (bool, bool) {
     (tape_clean, accepted)
 }
 
-pub(crate) fn gen_lines(seed: u64, version: u32, invalid_rate: f64, count: usize) -> Vec<Vec<u8>> {
-    let mut generator = Generator::new(GenOptions {
-        seed,
-        version,
-        invalid_rate,
-        ..GenOptions::default()
-    });
-    (0..count)
-        .map(|_| {
-            let mut line = Vec::new();
-            generator.next_line(&mut line);
-            line
-        })
-        .collect()
-}
+pub(crate) use crate::gen::test_lines as gen_lines;
 
 /// Many lines through one reused [`SinglePassCheck`], counted.
 pub(crate) struct Tally {
