@@ -471,27 +471,6 @@ const SINGLE_PASS_EXTRA_KEYS: &[&str] = &[
     "a\\\"b",
 ];
 
-const SINGLE_PASS_BYTES: &[&[u8]] = &[
-    b"",
-    b"\"",
-    b"\\",
-    b"{",
-    b"}",
-    b"[",
-    b"]",
-    b",",
-    b":",
-    b" ",
-    b"0",
-    b"-",
-    b"e",
-    b".",
-    b"n",
-    b"\x01",
-    b"\x7f",
-    b"\xff",
-    "é".as_bytes(),
-];
 
 impl SinglePassCase {
     /// The options this case runs under, for a line of `len` bytes.
@@ -664,15 +643,8 @@ impl SinglePassCase {
                 continue;
             }
             let at = usize::from(position) % line.len();
-            match usize::from(kind) % (SINGLE_PASS_BYTES.len() + 1) {
-                0 => {
-                    line.remove(at);
-                }
-                1 => line.insert(at, line[at]),
-                k => {
-                    line.splice(at..=at, SINGLE_PASS_BYTES[k - 1].iter().copied());
-                }
-            }
+            let kind = usize::from(kind) % rdq_envelope::test_support::BYTE_MUTATIONS;
+            line = rdq_envelope::test_support::byte_mutation(&line, at, kind);
         }
         line
     }

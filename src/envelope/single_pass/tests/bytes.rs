@@ -5,47 +5,7 @@
 use super::semantic::bases;
 use super::{gen_lines, Tally};
 use crate::envelope::RuleOptions;
-
-/// What replaces a byte: JSON's structural and escape bytes, white space, the first bytes of
-/// numbers and literals, control characters, a byte that is never UTF-8, and a 2-byte character.
-const REPLACEMENTS: &[&[u8]] = &[
-    b"\"",
-    b"\\",
-    b"{",
-    b"}",
-    b"[",
-    b"]",
-    b",",
-    b":",
-    b" ",
-    b"0",
-    b"-",
-    b"e",
-    b".",
-    b"n",
-    b"\x01",
-    b"\x7f",
-    b"\xff",
-    "é".as_bytes(),
-];
-
-/// The number of mutations at one position: delete, duplicate, and each replacement.
-pub(crate) const KINDS: usize = 2 + REPLACEMENTS.len();
-
-/// `line` with mutation `kind` at byte `at`.
-pub(crate) fn mutate(line: &[u8], at: usize, kind: usize) -> Vec<u8> {
-    let mut out = line.to_vec();
-    match kind {
-        0 => {
-            out.remove(at);
-        }
-        1 => out.insert(at, line[at]),
-        k => {
-            out.splice(at..=at, REPLACEMENTS[k - 2].iter().copied());
-        }
-    }
-    out
-}
+use crate::test_support::{byte_mutation as mutate, BYTE_MUTATIONS as KINDS};
 
 #[test]
 fn every_byte_mutation_of_four_bases() {
