@@ -10,8 +10,9 @@ use super::formats;
 use super::options::{supported_versions, RuleOptions};
 use super::Verdict;
 
+/// An envelope's `status` (the single pass reads it too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Status {
+pub(super) enum Status {
     Pending,
     InFlight,
     Succeeded,

@@ -15,6 +15,7 @@
 use super::attempts::{MESSAGE_LIMIT, STACK_LIMIT};
 use super::formats;
 use super::options::RuleOptions;
+use super::rules::Status;
 use crate::json::stage1::{Classifier, Index};
 use crate::json::MAX_DEPTH;
 
@@ -159,15 +160,6 @@ impl Span {
 enum Stamp {
     Null,
     At(i64),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Status {
-    Pending,
-    InFlight,
-    Succeeded,
-    Dead,
-    Cancelled,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
