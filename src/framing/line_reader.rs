@@ -94,6 +94,47 @@ pub struct LineReader<R> {
     bom_checked: bool,
     /// The underlying reader reported end of stream.
     eof: bool,
+    /// Pinned mode only: where the lines handed out since the last [`hand_off`](Self::hand_off)
+    /// begin. Bytes from here on stay in place until then.
+    keep_from: Option<usize>,
+    /// Pinned mode: the buffer size reads aim for, about one chunk.
+    target: usize,
+}
+
+/// `buf`, grown to hold at least `len` bytes. A buffer's length never shrinks, so its bytes are
+/// zeroed only once (reads overwrite what it held); a buffer too small is replaced by fresh
+/// zeroed memory, which the allocator hands out without writing it.
+fn at_least(buf: &mut Vec<u8>, len: usize) -> &mut Vec<u8> {
+    if buf.len() < len {
+        if buf.capacity() < len {
+            *buf = vec![0; len];
+        } else {
+            buf.resize(len, 0);
+        }
+    }
+    buf
+}
+
+/// What [`LineReader::next_pinned`] found.
+#[derive(Debug)]
+pub(crate) enum Pinned<'a> {
+    /// A line, and where its content starts in the buffer.
+    Line(Line<'a>, usize),
+    /// The buffer is full of lines not yet handed off: call [`LineReader::hand_off`] first.
+    Full,
+    /// The end of the stream.
+    End,
+}
+
+/// What the framing loop found before a line is taken.
+enum Next {
+    /// A line whose bytes before its end are `avail` long, ended by an LF or not.
+    Line {
+        avail: usize,
+        terminated: bool,
+    },
+    Full,
+    End,
 }
 
 impl<R: Read> LineReader<R> {
@@ -123,19 +164,86 @@ impl<R: Read> LineReader<R> {
             max_line_bytes,
             bom_checked: false,
             eof: false,
+            keep_from: None,
+            target: initial_capacity,
         }
+    }
+
+    /// A reader in pinned mode (see the module's doc), whose reads fill about `target` bytes.
+    /// Only [`next_pinned`](Self::next_pinned) and [`hand_off`](Self::hand_off) may be used on it.
+    pub(crate) fn pinned(rdr: R, max_line_bytes: usize, target: usize) -> Self {
+        let mut reader = Self::with_capacity(rdr, max_line_bytes, target.max(1));
+        reader.keep_from = Some(0);
+        reader
     }
 
     /// The next line, or `None` at end of stream (and at every call after it). Errors are the
     /// underlying reader's; after one, nothing read so far is lost and the call may be repeated.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        debug_assert!(
+            self.keep_from.is_none(),
+            "a pinned reader is read with next_pinned"
+        );
+        Ok(match self.next()? {
+            Next::Line { avail, terminated } => Some(self.take_line(avail, terminated)),
+            // Never `Full`: only a pinned reader keeps bytes from moving.
+            Next::End | Next::Full => None,
+        })
+    }
+
+    /// Pinned mode: the next line and where it starts in the buffer, or `Full` when the lines
+    /// not yet handed off fill the buffer. Errors are as for [`next_line`](Self::next_line).
+    pub(crate) fn next_pinned(&mut self) -> io::Result<Pinned<'_>> {
+        Ok(match self.next()? {
+            Next::Line { avail, terminated } => {
+                let start = self.pos;
+                Pinned::Line(self.take_line(avail, terminated), start)
+            }
+            Next::Full => Pinned::Full,
+            Next::End => Pinned::End,
+        })
+    }
+
+    /// Pinned mode: hands the bytes of the lines returned since the last hand-off to `into` (a
+    /// spare buffer, whatever it holds), and returns what to subtract from their starts to find
+    /// them there. Either `into` takes the whole buffer and the reader goes on in the spare,
+    /// moving its pending bytes (the start of the next line) there, or, when those are more than
+    /// the lines, `into` takes a copy of the lines. Either way no byte is moved more than once
+    /// on average, and nothing is allocated once the spares have grown.
+    pub(crate) fn hand_off(&mut self, into: &mut Vec<u8>) -> usize {
+        let Some(from) = self.keep_from else {
+            debug_assert!(false, "hand_off on a reader not pinned");
+            return 0;
+        };
+        let pending = self.end - self.pos;
+        let lines = self.pos - from;
+        if lines < pending {
+            at_least(into, lines)[..lines].copy_from_slice(&self.buf[from..self.pos]);
+            self.keep_from = Some(self.pos);
+            return from;
+        }
+        at_least(into, self.target.max(pending + READ_BLOCK))[..pending]
+            .copy_from_slice(&self.buf[self.pos..self.end]);
+        std::mem::swap(&mut self.buf, into);
+        self.end = pending;
+        self.pos = 0;
+        self.keep_from = Some(0);
+        0
+    }
+
+    /// Finds the pending line's end, reading as needed.
+    fn next(&mut self) -> io::Result<Next> {
         if !self.bom_checked {
             self.skip_bom()?;
         }
         loop {
             let from = self.pos + self.scanned;
             if let Some(i) = memchr::memchr(b'\n', &self.buf[from..self.end]) {
-                return Ok(Some(self.take_line(from + i - self.pos, true)));
+                let avail = from + i - self.pos;
+                return Ok(Next::Line {
+                    avail,
+                    terminated: true,
+                });
             }
             self.scanned = self.end - self.pos;
             self.drop_excess();
@@ -143,11 +251,17 @@ impl<R: Read> LineReader<R> {
                 if self.end == self.pos && self.dropped == 0 {
                     // An LF at the very end does not begin another line
                     // (docs/envelope.md#lines-and-terminators).
-                    return Ok(None);
+                    return Ok(Next::End);
                 }
-                return Ok(Some(self.take_line(self.end - self.pos, false)));
+                let avail = self.end - self.pos;
+                return Ok(Next::Line {
+                    avail,
+                    terminated: false,
+                });
             }
-            self.fill()?;
+            if !self.fill()? {
+                return Ok(Next::Full);
+            }
         }
     }
 
@@ -174,9 +288,8 @@ impl<R: Read> LineReader<R> {
 
     /// Skips a BOM at the very start, even when it arrives over several short reads.
     fn skip_bom(&mut self) -> io::Result<()> {
-        while self.end - self.pos < BOM.len() && !self.eof {
-            self.fill()?;
-        }
+        // At the start nothing is pinned, so `fill` always has room.
+        while self.end - self.pos < BOM.len() && !self.eof && self.fill()? {}
         if self.buf[self.pos..self.end].starts_with(BOM) {
             self.pos += BOM.len();
             self.offset += BOM.len() as u64;
@@ -248,14 +361,22 @@ impl<R: Read> LineReader<R> {
     }
 
     /// Reads more bytes after the pending ones, rolling them to the front and growing the buffer
-    /// first if there is no room. Sets `eof` when the reader has no more.
-    fn fill(&mut self) -> io::Result<()> {
-        if self.pos > 0 {
+    /// first if there is no room. Sets `eof` when the reader has no more. Returns false, having
+    /// read nothing, when the buffer is full and pinned lines keep its bytes from moving.
+    fn fill(&mut self) -> io::Result<bool> {
+        let movable = self.keep_from.is_none_or(|from| from == self.pos);
+        if movable && self.pos > 0 {
             self.buf.copy_within(self.pos..self.end, 0);
             self.end -= self.pos;
             self.pos = 0;
+            if self.keep_from.is_some() {
+                self.keep_from = Some(0);
+            }
         }
         if self.end == self.buf.len() {
+            if !movable {
+                return Ok(false);
+            }
             // A pending line holds at most cap + 1 bytes before it is judged too long, and at
             // most the prefix after: beyond that, the buffer only needs room for one read.
             // Without that room, a too-long line would stream past in 1-byte reads.
@@ -267,16 +388,22 @@ impl<R: Read> LineReader<R> {
             let grown = self.buf.len().saturating_mul(2).min(most);
             self.buf.resize(grown.max(self.end + 1), 0);
         }
-        let room = self.buf.len() - self.end;
+        // A pinned buffer that grew for a long line is not filled beyond the target, save one
+        // read: what is read past the chunk's last line is moved at the hand-off.
+        let limit = match self.keep_from {
+            Some(_) => self.target.max(self.end + READ_BLOCK).min(self.buf.len()),
+            None => self.buf.len(),
+        };
+        let room = limit - self.end;
         loop {
-            match self.rdr.read(&mut self.buf[self.end..]) {
+            match self.rdr.read(&mut self.buf[self.end..limit]) {
                 Ok(0) => {
                     self.eof = true;
-                    return Ok(());
+                    return Ok(true);
                 }
                 Ok(n) if n <= room => {
                     self.end += n;
-                    return Ok(());
+                    return Ok(true);
                 }
                 // A broken `Read` impl must not make us index past the buffer.
                 Ok(_) => {
@@ -698,5 +825,134 @@ mod tests {
         let rdr = LineReader::with_max_line_bytes(&b"rest"[..], 7);
         assert_eq!(rdr.max_line_bytes(), 7);
         assert_eq!(rdr.into_inner(), b"rest");
+    }
+}
+
+/// Pinned mode against `next_line`: the same lines, wherever the hand-offs fall.
+#[cfg(test)]
+mod pinned_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A reader that returns its data in reads of the given sizes (cycled), then EOF.
+    struct Split<'a>(&'a [u8], &'a [usize], usize);
+
+    impl Read for Split<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let size = self.1[self.2 % self.1.len()];
+            self.2 += 1;
+            let n = size.min(buf.len()).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    /// (number, offset, content, len, kind) of one line.
+    type Seen = (u64, u64, Vec<u8>, u64, LineKind);
+
+    /// A line handed out but not yet handed off: its start in the buffer and what it was.
+    type Held = (usize, u64, u64, usize, u64, LineKind);
+
+    /// Frames `data` in pinned mode, handing off after the lines `hand_offs` picks (cycled) and
+    /// whenever the reader is full, reading the lines back from the buffers handed off.
+    fn pinned(
+        data: &[u8],
+        sizes: &[usize],
+        cap: usize,
+        target: usize,
+        hand_offs: &[bool],
+    ) -> Vec<Seen> {
+        let mut rdr = LineReader::pinned(Split(data, sizes, 0), cap, target);
+        // Spares of every sort: empty, short, long, all holding old bytes.
+        let mut spares = vec![Vec::new(), vec![7u8; 3], vec![1u8; 100_000]];
+        let bound = target.max((cap.saturating_add(2)).max(TOO_LONG_PREFIX_BYTES) + 2 * READ_BLOCK);
+        let mut held: Vec<Held> = Vec::new();
+        let mut seen = Vec::new();
+        let mut hand_off = |rdr: &mut LineReader<Split<'_>>, held: &mut Vec<Held>| {
+            let mut spare = spares.remove(0);
+            let base = rdr.hand_off(&mut spare);
+            for (start, number, offset, kept, len, kind) in held.drain(..) {
+                let content = spare[start - base..start - base + kept].to_vec();
+                seen.push((number, offset, content, len, kind));
+            }
+            spares.push(spare);
+        };
+        let mut count = 0;
+        loop {
+            let step = rdr.next_pinned().expect("reads from memory do not fail");
+            match step {
+                Pinned::Line(line, start) => {
+                    held.push((
+                        start,
+                        line.number,
+                        line.offset,
+                        line.content.len(),
+                        line.len,
+                        line.kind,
+                    ));
+                    count += 1;
+                    if hand_offs[count % hand_offs.len()] {
+                        hand_off(&mut rdr, &mut held);
+                    }
+                }
+                Pinned::Full => {
+                    assert!(!held.is_empty(), "full only with lines to hand off");
+                    hand_off(&mut rdr, &mut held);
+                }
+                Pinned::End => {
+                    hand_off(&mut rdr, &mut held);
+                    break;
+                }
+            }
+            assert!(
+                rdr.buf.len() <= bound,
+                "buffer {} over {bound}",
+                rdr.buf.len()
+            );
+        }
+        seen
+    }
+
+    fn unpinned(data: &[u8], cap: usize) -> Vec<Seen> {
+        let mut rdr = LineReader::with_max_line_bytes(data, cap);
+        let mut seen = Vec::new();
+        while let Some(line) = rdr.next_line().expect("reads from memory do not fail") {
+            seen.push((
+                line.number,
+                line.offset,
+                line.content.to_vec(),
+                line.len,
+                line.kind,
+            ));
+        }
+        seen
+    }
+
+    /// Pieces of a stream: framing bytes, short text, and now and then a run long enough to be
+    /// dropped past the kept prefix of an over-long line.
+    fn piece() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            6 => prop::collection::vec(prop::sample::select(b"\n\r \tab{}\xEF\xBB\xBF".to_vec()), 1..40),
+            1 => (66_000usize..140_000).prop_map(|n| vec![b'x'; n]),
+            1 => (1usize..5_000).prop_map(|n| vec![b'y'; n]),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+        #[test]
+        fn pinned_mode_frames_like_next_line(
+            pieces in prop::collection::vec(piece(), 0..24),
+            sizes in prop::collection::vec(prop_oneof![1usize..8, 1usize..70_000], 1..5),
+            cap in prop_oneof![Just(0usize), 1usize..50, 4_000usize..80_000, Just(DEFAULT_MAX_LINE_BYTES)],
+            target in prop_oneof![1usize..64, 64usize..5_000, Just(1usize << 20)],
+            hand_offs in prop::collection::vec(any::<bool>(), 1..6),
+        ) {
+            let data = pieces.concat();
+            let expected = unpinned(&data, cap);
+            prop_assert_eq!(pinned(&data, &sizes, cap, target, &hand_offs), expected);
+        }
     }
 }

@@ -6,4 +6,5 @@
 
 mod line_reader;
 
+pub(crate) use line_reader::Pinned;
 pub use line_reader::{Line, LineKind, LineReader, DEFAULT_MAX_LINE_BYTES, TOO_LONG_PREFIX_BYTES};

@@ -1,12 +1,12 @@
-//! A chunk: a run of consecutive lines of one source, copied out of the reader's buffer, with
-//! the output buffers its worker fills. Chunks are pooled: every buffer keeps its capacity from
-//! one use to the next.
+//! A chunk: a run of consecutive lines of one source, in the buffer the reader read them into,
+//! with the output buffers its worker fills. Chunks are pooled: every buffer keeps its capacity
+//! from one use to the next.
 
 use std::io;
 
 use super::Summary;
 use super::{Action, LineOperation, SourceLine};
-use crate::framing::{Line, LineKind};
+use crate::framing::{Line, LineKind, LineReader};
 
 /// The floor of a chunk's bookkeeping budget, so that tiny chunk sizes (tests) still batch
 /// blank lines.
@@ -79,9 +79,13 @@ pub(super) struct Chunk<T = ()> {
     pub seq: u64,
     /// Index of the source the lines come from.
     pub source: usize,
-    /// The lines' contents, back to back, without terminators.
-    pub data: Vec<u8>,
+    /// The bytes the lines lie in (terminators and all): the reader's buffer they were read
+    /// into, or a copy of them ([`LineReader::hand_off`]). Its length is not reset between
+    /// uses, so a reused buffer is never zeroed again.
+    data: Vec<u8>,
     spans: Vec<LineSpan>,
+    /// Content bytes the spans keep.
+    held: usize,
     /// Bytes of the decompressed stream these lines cover (BOM and terminators included).
     pub bytes_in: u64,
     /// Set on the last chunk of a source that could not be read to its end.
@@ -97,8 +101,8 @@ impl<T> Chunk<T> {
     pub fn reset(&mut self, seq: u64, source: usize) {
         self.seq = seq;
         self.source = source;
-        self.data.clear();
         self.spans.clear();
+        self.held = 0;
         self.bytes_in = 0;
         self.failure = None;
         self.panic = None;
@@ -110,7 +114,7 @@ impl<T> Chunk<T> {
     /// so many lines that their bookkeeping would be as large (blank lines copy no bytes, and
     /// a stream of them must not grow one chunk without bound).
     pub fn is_full(&self, chunk_bytes: usize) -> bool {
-        self.data.len() >= chunk_bytes
+        self.held >= chunk_bytes
             || self.spans.len() * std::mem::size_of::<LineSpan>() >= chunk_bytes.max(MIN_SPAN_BYTES)
     }
 
@@ -119,20 +123,33 @@ impl<T> Chunk<T> {
         self.spans.first().map_or(0, |s| s.number)
     }
 
-    /// Copies a line in: its bytes leave the reader's buffer, which the next line reuses.
-    pub fn push(&mut self, line: &Line<'_>) {
-        let start = self.data.len();
-        if line.kind != LineKind::Blank {
-            self.data.extend_from_slice(line.content);
-        }
+    /// Records a line that starts at `start` in the pinned reader's buffer; its bytes stay there
+    /// until [`take_lines`](Self::take_lines).
+    pub fn push(&mut self, line: &Line<'_>, start: usize) {
+        let kept = if line.kind == LineKind::Blank {
+            0
+        } else {
+            line.content.len()
+        };
+        self.held += kept;
         self.spans.push(LineSpan {
             start,
-            kept: self.data.len() - start,
+            kept,
             len: line.len,
             number: line.number,
             offset: line.offset,
             kind: line.kind,
         });
+    }
+
+    /// Takes the bytes of the lines pushed since the reader's last hand-off.
+    pub fn take_lines<R: std::io::Read>(&mut self, reader: &mut LineReader<R>) {
+        let base = reader.hand_off(&mut self.data);
+        if base > 0 {
+            for span in &mut self.spans {
+                span.start -= base;
+            }
+        }
     }
 
     /// Applies `op` to every line, writing into `self.out`.

@@ -11,9 +11,11 @@
 //! ```
 //!
 //! * The **reader** opens each source in turn, decompresses it and frames it with a
-//!   [`LineReader`], copying the lines into a recycled chunk until it holds about
-//!   [`PipelineOptions::chunk_bytes`]. It runs ahead of the workers, so neither reading nor
-//!   decompression stalls them.
+//!   [`LineReader`] straight into a recycled chunk buffer, noting where each line lies, until the
+//!   chunk holds about [`PipelineOptions::chunk_bytes`]; the buffer goes to the workers with the
+//!   lines, and the reader goes on in a spare one. A line's bytes are not copied and its end is
+//!   found once. The reader runs ahead of the workers, so neither reading nor decompression
+//!   stalls them.
 //! * Each **worker** owns the operation's per-thread state (a JSON parser with its simd-json
 //!   buffers and tape, a verdict) and applies the [`LineOperation`] to every line of a chunk,
 //!   writing into the chunk's own output buffers.
@@ -43,7 +45,7 @@ use chunk::{Chunk, InputFailure};
 pub use progress::Progress;
 pub use summary::Summary;
 
-use crate::framing::{Line, LineReader, DEFAULT_MAX_LINE_BYTES};
+use crate::framing::{Line, LineReader, Pinned, DEFAULT_MAX_LINE_BYTES};
 
 /// What a [`LineOperation`] did with a line: the books of the summary
 /// (docs/cli.md#summary-and-the-books) are kept from these.
@@ -416,30 +418,23 @@ fn read_sources<T: Default>(
                 return;
             }
         };
-        let mut reader = LineReader::with_max_line_bytes(stream, options.max_line_bytes);
+        // Reads of at least 64 KiB even when chunks are tiny (tests), so a stream is not read
+        // in tiny pieces.
+        let target = options.chunk_bytes.max(64 << 10);
+        let mut reader = LineReader::pinned(stream, options.max_line_bytes, target);
         let mut reported = 0u64;
         loop {
-            match reader.next_line() {
-                Ok(Some(line)) => {
-                    chunk.push(&line);
-                    if chunk.is_full(options.chunk_bytes) || options.line_buffered {
-                        let offset = reader.offset();
-                        chunk.bytes_in = offset - reported;
-                        reported = offset;
-                        if let Some(progress) = &progress {
-                            progress.add_bytes(chunk.bytes_in);
-                        }
-                        if work.send(chunk).is_err() {
-                            return;
-                        }
-                        let Some(next) = next_chunk(index) else {
-                            return;
-                        };
-                        chunk = next;
+            match reader.next_pinned() {
+                Ok(Pinned::Line(line, start)) => {
+                    chunk.push(&line, start);
+                    if !chunk.is_full(options.chunk_bytes) && !options.line_buffered {
+                        continue;
                     }
                 }
-                Ok(None) => break,
+                Ok(Pinned::Full) => {}
+                Ok(Pinned::End) => break,
                 Err(error) => {
+                    chunk.take_lines(&mut reader);
                     chunk.failure = Some(InputFailure {
                         what: "input failed",
                         line: reader.lines(),
@@ -450,7 +445,22 @@ fn read_sources<T: Default>(
                     return;
                 }
             }
+            chunk.take_lines(&mut reader);
+            let offset = reader.offset();
+            chunk.bytes_in = offset - reported;
+            reported = offset;
+            if let Some(progress) = &progress {
+                progress.add_bytes(chunk.bytes_in);
+            }
+            if work.send(chunk).is_err() {
+                return;
+            }
+            let Some(next) = next_chunk(index) else {
+                return;
+            };
+            chunk = next;
         }
+        chunk.take_lines(&mut reader);
         chunk.bytes_in = reader.offset() - reported;
         if let Some(progress) = &progress {
             progress.add_bytes(chunk.bytes_in);
