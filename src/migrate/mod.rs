@@ -27,6 +27,7 @@
 //! ```
 
 pub(crate) mod edits;
+pub(crate) mod shape;
 mod spans;
 #[cfg(test)]
 mod tests;
@@ -37,81 +38,24 @@ use crate::diagnostic::Diagnostic;
 use crate::envelope::{supported_versions, SUPPORTED_VERSIONS};
 use crate::json::{Document, JsonParser, Value, ValueKind};
 use edits::Edits;
+pub(crate) use shape::Shape;
 use spans::MemberSpan;
 
-/// A step from one version to the next one up or down: writes the edits that turn a valid
-/// envelope of `from` into `to`, or pushes the reasons it cannot onto `errors`.
-type StepFn = fn(&mut Context<'_>) -> bool;
+/// The edits of a step from one version to the next one up or down, for a valid envelope of
+/// `from` whose shape is given.
+type EditsFn = fn(&Shape, &[u8], &mut Edits);
 
 /// Every step, by the versions it joins.
-const STEPS: &[(u32, u32, StepFn)] = &[(1, 2, v1_to_v2::step), (2, 1, v2_to_v1::step)];
-
-/// What a step works with: the line, its document, where each node's bytes are, reusable
-/// span lists, the edits it makes and the diagnostics of a refusal.
-struct Context<'a> {
-    line: &'a [u8],
-    root: Value<'a>,
-    scratch: &'a mut Scratch,
-    errors: &'a mut Vec<Diagnostic>,
-}
-
-/// The top-level members a step works on: each its index among the members, and its value.
-#[derive(Default)]
-struct Top<'a> {
-    version: Option<(usize, Value<'a>)>,
-    headers: Option<(usize, Value<'a>)>,
-    origin: Option<(usize, Value<'a>)>,
-    attempts: Option<(usize, Value<'a>)>,
-    status: Option<(usize, Value<'a>)>,
-    payload_ref: Option<(usize, Value<'a>)>,
-}
+const STEPS: &[(u32, u32, EditsFn)] = &[(1, 2, v1_to_v2::edits), (2, 1, v2_to_v1::edits)];
 
 /// Span lists and edits, reused from line to line.
 #[derive(Debug, Default)]
 struct Scratch {
     /// Every tape node's byte range ([`Document::node_spans`]).
     nodes: Vec<(usize, usize)>,
-    top: Vec<MemberSpan>,
-    inner: Vec<MemberSpan>,
-    /// One flag per member of an object: whether the step removes it.
-    removed: Vec<bool>,
+    members: Vec<MemberSpan>,
+    shape: Shape,
     edits: Edits,
-}
-
-impl<'a> Context<'a> {
-    /// The spans of the top-level members, in the order of `root.members()`.
-    fn top_members(&mut self) {
-        spans::members(self.root, &self.scratch.nodes, &mut self.scratch.top);
-    }
-
-    /// The top-level members a step works on, found in one pass.
-    fn top(&self) -> Top<'a> {
-        let mut top = Top::default();
-        for (at, (key, value)) in self.root.members().enumerate() {
-            let slot = match key {
-                "envelope_version" => &mut top.version,
-                "headers" => &mut top.headers,
-                "origin" => &mut top.origin,
-                "attempts" => &mut top.attempts,
-                "status" => &mut top.status,
-                "payload_ref" => &mut top.payload_ref,
-                _ => continue,
-            };
-            *slot = Some((at, value));
-        }
-        top
-    }
-
-    /// Replaces `envelope_version`'s value (spelled `1` or `2`: a JSON integer has one
-    /// spelling) with `to`.
-    fn set_version(&mut self, top: &Top<'_>, to: u32) {
-        // `precondition` saw it.
-        let Some((at, _)) = top.version else { return };
-        let span = self.scratch.top[at];
-        self.scratch
-            .edits
-            .replace_with_number(span.value_start..span.value_end, i64::from(to));
-    }
 }
 
 /// What became of a line that could be migrated.
@@ -229,36 +173,67 @@ impl Migrator {
         out: &mut Vec<u8>,
         errors: &mut Vec<Diagnostic>,
     ) -> Result<Migration, MigrateError> {
-        let Some(step) = STEPS
-            .iter()
-            .find(|(f, t, _)| (*f, *t) == (from, to))
-            .map(|(_, _, step)| *step)
-        else {
-            // Not reached: every adjacent pair of supported versions has its step.
-            return Err(MigrateError::UnsupportedVersion(to));
+        let Scratch {
+            nodes,
+            members,
+            shape,
+            edits,
+        } = &mut self.scratch;
+        doc.node_spans(line, nodes);
+        shape.fill_from_tape(doc.root(), nodes, members);
+        let refused = match (from, to) {
+            (1, 2) => v1_to_v2::refused(shape, errors),
+            (2, 1) => v2_to_v1::refused(doc.root(), errors),
+            _ => false,
         };
-        self.scratch.edits.clear();
-        doc.node_spans(line, &mut self.scratch.nodes);
-        let mut cx = Context {
-            line,
-            root: doc.root(),
-            scratch: &mut self.scratch,
-            errors,
-        };
-        cx.top_members();
-        if !step(&mut cx) {
+        if refused {
             return Ok(Migration::Refused);
         }
-        if !self.scratch.edits.apply(line, out) {
-            // Edits that overlap: the document's members are not those of a valid envelope
-            // (a repeated top-level member, say).
-            return Err(MigrateError::NotValid {
-                from,
-                what: "its members overlap the migration's edits (a repeated member?)",
-            });
-        }
-        Ok(Migration::Written)
+        write_step(shape, edits, line, from, to, out)
     }
+
+    /// Appends `line`, a valid envelope of version `from` with nothing to refuse whose shape
+    /// the single pass recorded in `shape`, as version `to` (next to `from`).
+    pub(crate) fn migrate_shape(
+        &mut self,
+        line: &[u8],
+        shape: &Shape,
+        from: u32,
+        to: u32,
+        out: &mut Vec<u8>,
+    ) -> Result<Migration, MigrateError> {
+        write_step(shape, &mut self.scratch.edits, line, from, to, out)
+    }
+}
+
+/// Appends `line` as version `to`: the edits of the step `from` → `to` for its `shape`, applied.
+fn write_step(
+    shape: &Shape,
+    edits: &mut Edits,
+    line: &[u8],
+    from: u32,
+    to: u32,
+    out: &mut Vec<u8>,
+) -> Result<Migration, MigrateError> {
+    let Some(edits_of) = STEPS
+        .iter()
+        .find(|(f, t, _)| (*f, *t) == (from, to))
+        .map(|(_, _, step)| *step)
+    else {
+        // Not reached: every adjacent pair of supported versions has its step.
+        return Err(MigrateError::UnsupportedVersion(to));
+    };
+    edits.clear();
+    edits_of(shape, line, edits);
+    if !edits.apply(line, out) {
+        // Edits that overlap: the document's members are not those of a valid envelope
+        // (a repeated top-level member, say).
+        return Err(MigrateError::NotValid {
+            from,
+            what: "its members overlap the migration's edits (a repeated member?)",
+        });
+    }
+    Ok(Migration::Written)
 }
 
 /// What the steps rely on in a valid envelope of `from`: checked, so that a document that was

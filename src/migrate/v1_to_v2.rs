@@ -4,36 +4,35 @@
 //! a top-level `origin` or an attempt's `duration_ms` (unknown fields in v1) is refused with
 //! `MIGRATION_CONFLICT`: the upgrade would overwrite them.
 
-use super::{spans, Context, Top};
+use super::edits::Edits;
+use super::shape::Shape;
 use crate::diagnostic::{push_capped, Diagnostic, ErrorCode};
-use crate::envelope::formats::parse_timestamp;
-use crate::json::Value;
 
-/// The headers that move, and their members inside `origin`.
-const MOVED: [(&str, &[u8]); 2] = [
-    ("rdq.source", b"\"source\":"),
-    ("rdq.submitted_by", b"\"submitted_by\":"),
-];
+/// `origin`'s members, for the headers that move, by their index in
+/// [`MOVED_HEADERS`](super::shape::MOVED_HEADERS).
+const ORIGIN_KEYS: [&[u8]; 2] = [b"\"source\":", b"\"submitted_by\":"];
 
-pub(super) fn step(cx: &mut Context<'_>) -> bool {
-    let top = cx.top();
-    let before = cx.errors.len();
-    if top.origin.is_some() {
-        cx.errors.push(conflict(
+/// Pushes a `MIGRATION_CONFLICT` for every member the upgrade would overwrite; `true` when
+/// there is one.
+pub(super) fn refused(shape: &Shape, errors: &mut Vec<Diagnostic>) -> bool {
+    let before = errors.len();
+    if shape.origin_at.is_some() {
+        errors.push(conflict(
             "/origin".to_owned(),
             "this v1 envelope has an unknown field origin, which version 2 would overwrite",
         ));
     }
-    // Edits are only kept when the step succeeds, so conflicts can be found on the way.
-    if let Some((_, attempts)) = top.attempts {
-        insert_durations(cx, attempts);
+    for (i, attempt) in shape.attempts.iter().enumerate() {
+        if attempt.duration_removal.is_some() {
+            push_capped(errors, ErrorCode::MigrationConflict, || {
+                conflict(
+                    format!("/attempts/{i}/duration_ms"),
+                    "this attempt has an unknown field duration_ms, which version 2 would overwrite",
+                )
+            });
+        }
     }
-    if cx.errors.len() > before {
-        return false;
-    }
-    cx.set_version(&top, 2);
-    move_headers_to_origin(cx, &top);
-    true
+    errors.len() > before
 }
 
 #[cold]
@@ -41,67 +40,35 @@ fn conflict(path: String, message: &str) -> Diagnostic {
     Diagnostic::new(ErrorCode::MigrationConflict, path, message)
 }
 
-fn move_headers_to_origin(cx: &mut Context<'_>, top: &Top<'_>) {
-    // `precondition` saw it.
-    let Some((_, headers)) = top.headers else {
-        return;
-    };
-    let (_, after_headers) = spans::of(headers, &cx.scratch.nodes);
-    spans::members(headers, &cx.scratch.nodes, &mut cx.scratch.inner);
-    let moved = |key: &str| MOVED.iter().position(|(name, _)| *name == key);
-
-    let edits = &mut cx.scratch.edits;
-    edits.insert(after_headers, &[b",\"origin\":{"]);
-    let removed = &mut cx.scratch.removed;
-    removed.clear();
-    let mut first = true;
-    for ((key, _), span) in headers.members().zip(cx.scratch.inner.iter()) {
-        let m = moved(key);
-        if let Some(m) = m {
-            let separator: &[u8] = if first { b"" } else { b"," };
-            first = false;
-            let value = &cx.line[span.value_start..span.value_end];
-            edits.insert(after_headers, &[separator, MOVED[m].1, value]);
+pub(super) fn edits(shape: &Shape, line: &[u8], edits: &mut Edits) {
+    for attempt in &shape.attempts {
+        // `precondition` saw it.
+        let Some(end) = attempt.finished_end else {
+            continue;
+        };
+        match attempt.duration_ms {
+            Some(ms) => edits.insert_number(end, b",\"duration_ms\":", ms),
+            // In flight: `finished_at` is null (a valid line has no other case).
+            None => edits.insert(end, &[b",\"duration_ms\":null"]),
         }
-        removed.push(m.is_some());
     }
-    edits.insert(after_headers, &[b"}"]);
-    edits.remove_members(&cx.scratch.inner, |i| removed[i]);
+    let (start, end) = shape.version;
+    edits.replace_with_number(start..end, 2);
+    move_headers_to_origin(shape, line, edits);
 }
 
-/// Inserts every attempt's `duration_ms`, or reports a conflict for one that has it already.
-fn insert_durations(cx: &mut Context<'_>, attempts: Value<'_>) {
-    for (i, attempt) in attempts.elements().enumerate() {
-        let (mut started, mut finished, mut has_duration) = (None, None, false);
-        for (key, value) in attempt.members() {
-            match key {
-                "started_at" => started = Some(value),
-                "finished_at" => finished = Some(value),
-                "duration_ms" => has_duration = true,
-                _ => {}
-            }
-        }
-        if has_duration {
-            push_capped(cx.errors, ErrorCode::MigrationConflict, || {
-                conflict(
-                    format!("/attempts/{i}/duration_ms"),
-                    "this attempt has an unknown field duration_ms, which version 2 would overwrite",
-                )
-            });
-            continue;
-        }
-        // `precondition` saw it.
-        let Some(finished) = finished else { continue };
-        let (_, end) = spans::of(finished, &cx.scratch.nodes);
-        let ms = |v: Option<Value<'_>>| v.and_then(|v| v.as_str()).and_then(parse_timestamp);
-        match (ms(started), ms(Some(finished))) {
-            (Some(started), Some(finished)) => {
-                cx.scratch
-                    .edits
-                    .insert_number(end, b",\"duration_ms\":", finished - started);
-            }
-            // In flight: `finished_at` is null (a valid line has no other case).
-            _ => cx.scratch.edits.insert(end, &[b",\"duration_ms\":null"]),
+fn move_headers_to_origin(shape: &Shape, line: &[u8], edits: &mut Edits) {
+    let after_headers = shape.headers.1;
+    edits.insert(after_headers, &[b",\"origin\":{"]);
+    let mut first = true;
+    for (span, moved) in shape.header_members.iter().zip(&shape.header_moves) {
+        if let Some(m) = *moved {
+            let separator: &[u8] = if first { b"" } else { b"," };
+            first = false;
+            let value = &line[span.value_start..span.value_end];
+            edits.insert(after_headers, &[separator, ORIGIN_KEYS[m], value]);
         }
     }
+    edits.insert(after_headers, &[b"}"]);
+    edits.remove_members(&shape.header_members, |i| shape.header_moves[i].is_some());
 }

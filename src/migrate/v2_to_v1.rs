@@ -4,50 +4,35 @@
 //! goes. Refused with `CANNOT_DOWNGRADE`, naming each value that blocks it, for what version 1
 //! cannot hold: status `CANCELLED`, a set `payload_ref`, unknown fields inside `origin`.
 
-use super::{spans, Context, Top};
+use super::edits::Edits;
+use super::shape::{removal, Shape, ORIGIN_MEMBERS};
 use crate::diagnostic::{pointer, push_capped, quoted, Diagnostic, ErrorCode};
 use crate::json::Value;
 
-/// `origin`'s members and the headers they become.
-const MOVED: [(&str, &[u8]); 2] = [
-    ("source", b"\"rdq.source\":"),
-    ("submitted_by", b"\"rdq.submitted_by\":"),
-];
+/// The headers `origin`'s members become, by their index in [`ORIGIN_MEMBERS`].
+const HEADER_KEYS: [&[u8]; 2] = [b"\"rdq.source\":", b"\"rdq.submitted_by\":"];
 
-pub(super) fn step(cx: &mut Context<'_>) -> bool {
-    let top = cx.top();
-    if !representable(cx, &top) {
-        return false;
-    }
-    cx.set_version(&top, 1);
-    move_origin_to_headers(cx, &top);
-    remove_durations(cx, &top);
-    true
-}
-
-fn value<'a>(member: Option<(usize, Value<'a>)>) -> Option<Value<'a>> {
-    member.map(|(_, value)| value)
-}
-
-fn representable(cx: &mut Context<'_>, top: &Top<'_>) -> bool {
-    let before = cx.errors.len();
-    if value(top.status).and_then(|v| v.as_str()) == Some("CANCELLED") {
-        cx.errors.push(blocked(
+/// Pushes a `CANNOT_DOWNGRADE` for every value version 1 cannot hold; `true` when there is
+/// one. Read from the tape: the reasons name keys as the tape spells them.
+pub(super) fn refused(root: Value<'_>, errors: &mut Vec<Diagnostic>) -> bool {
+    let before = errors.len();
+    if root.get("status").and_then(|v| v.as_str()) == Some("CANCELLED") {
+        errors.push(blocked(
             "/status".to_owned(),
             "status CANCELLED does not exist in version 1".to_owned(),
         ));
     }
-    if value(top.payload_ref).is_some_and(|v| !v.is_null()) {
-        cx.errors.push(blocked(
+    if root.get("payload_ref").is_some_and(|v| !v.is_null()) {
+        errors.push(blocked(
             "/payload_ref".to_owned(),
             "a claim-check payload_ref cannot be written in version 1, where it is reserved"
                 .to_owned(),
         ));
     }
-    if let Some(origin) = value(top.origin) {
+    if let Some(origin) = root.get("origin") {
         for (key, _) in origin.members() {
-            if !MOVED.iter().any(|(name, _)| *name == key) {
-                push_capped(cx.errors, ErrorCode::CannotDowngrade, || {
+            if !ORIGIN_MEMBERS.contains(&key) {
+                push_capped(errors, ErrorCode::CannotDowngrade, || {
                     blocked(
                         pointer("/origin", key),
                         format!(
@@ -60,7 +45,7 @@ fn representable(cx: &mut Context<'_>, top: &Top<'_>) -> bool {
             }
         }
     }
-    cx.errors.len() == before
+    errors.len() > before
 }
 
 #[cold]
@@ -68,43 +53,32 @@ fn blocked(path: String, message: String) -> Diagnostic {
     Diagnostic::new(ErrorCode::CannotDowngrade, path, message)
 }
 
-fn move_origin_to_headers(cx: &mut Context<'_>, top: &Top<'_>) {
-    // `precondition` saw both.
-    let (Some((origin_at, origin)), Some((_, headers))) = (top.origin, top.headers) else {
+pub(super) fn edits(shape: &Shape, line: &[u8], edits: &mut Edits) {
+    let (start, end) = shape.version;
+    edits.replace_with_number(start..end, 1);
+    move_origin_to_headers(shape, line, edits);
+    for attempt in &shape.attempts {
+        if let Some((start, end)) = attempt.duration_removal {
+            edits.delete(start..end);
+        }
+    }
+}
+
+fn move_origin_to_headers(shape: &Shape, line: &[u8], edits: &mut Edits) {
+    // `precondition` saw it.
+    let Some(origin_at) = shape.origin_at else {
         return;
     };
     // Appended after the last header, or right after `{` when there is none.
-    spans::members(headers, &cx.scratch.nodes, &mut cx.scratch.inner);
-    let (append_at, mut first) = match cx.scratch.inner.last() {
+    let (append_at, mut first) = match shape.header_members.last() {
         Some(last) => (last.value_end, false),
-        None => (spans::of(headers, &cx.scratch.nodes).0 + 1, true),
+        None => (shape.headers.0 + 1, true),
     };
-    for (key, value) in origin.members() {
-        let Some((_, header)) = MOVED.iter().find(|(name, _)| *name == key) else {
-            continue;
-        };
+    for &(m, (start, end)) in &shape.origin_moves {
         let separator: &[u8] = if first { b"" } else { b"," };
         first = false;
-        let (start, end) = spans::of(value, &cx.scratch.nodes);
-        cx.scratch
-            .edits
-            .insert(append_at, &[separator, header, &cx.line[start..end]]);
+        edits.insert(append_at, &[separator, HEADER_KEYS[m], &line[start..end]]);
     }
-    let top_spans = &cx.scratch.top;
-    cx.scratch
-        .edits
-        .remove_members(top_spans, |i| i == origin_at);
-}
-
-fn remove_durations(cx: &mut Context<'_>, top: &Top<'_>) {
-    let Some(attempts) = value(top.attempts) else {
-        return;
-    };
-    for attempt in attempts.elements() {
-        if let Some(duration) = attempt.members().position(|(key, _)| key == "duration_ms") {
-            spans::members(attempt, &cx.scratch.nodes, &mut cx.scratch.inner);
-            let members = &cx.scratch.inner;
-            cx.scratch.edits.remove_members(members, |i| i == duration);
-        }
-    }
+    let (start, end) = removal(&shape.top, origin_at);
+    edits.delete(start..end);
 }
