@@ -5,6 +5,7 @@
 
 use crate::envelope::SinglePass;
 use crate::json::stage1::{Classifier, Index};
+use crate::migrate::Migrator;
 use crate::{EnvelopeRules, JsonParser, RuleOptions, Verdict};
 
 /// What the tape path and the single pass concluded of one line.
@@ -24,6 +25,7 @@ pub struct SinglePassCheck {
     parser: JsonParser,
     verdict: Verdict,
     passes: Vec<(Classifier, SinglePass)>,
+    migrator: Migrator,
 }
 
 impl SinglePassCheck {
@@ -42,16 +44,28 @@ impl SinglePassCheck {
             verdict: Verdict::default(),
             passes: classifiers
                 .into_iter()
-                .map(|c| (c, SinglePass::with_classifier(c)))
+                .enumerate()
+                .map(|(i, c)| {
+                    let mut single = SinglePass::with_classifier(c);
+                    // The first also records what a migration edits (which must not change
+                    // its verdicts), the others not.
+                    if i == 0 {
+                        single.record_shape();
+                    }
+                    (c, single)
+                })
                 .collect(),
+            migrator: Migrator::new(),
         }
     }
 
     /// Judges `line` both ways. Panics when the single pass accepts a line the tape path does
-    /// not find valid with no warning and the same version (a false accept), or when the
-    /// classifiers disagree.
+    /// not find valid with no warning and the same version (a false accept), when the
+    /// classifiers disagree, or when a line it accepts migrates to the other version
+    /// differently from the shape it recorded than from the tape.
     pub fn compare(&mut self, line: &[u8]) -> Agreement {
-        self.rules
+        let doc = self
+            .rules
             .check_line(&mut self.parser, line, &mut self.verdict);
         let verdict = &self.verdict;
         let tape_clean = verdict.is_valid() && verdict.warnings.is_empty();
@@ -77,6 +91,25 @@ impl SinglePassCheck {
                 String::from_utf8_lossy(line)
             );
             accepted = Some(fast.is_some());
+            if let (Some(version), Some(shape), Some(doc)) = (fast, single.shape(), &doc) {
+                for to in [1, 2].into_iter().filter(|&to| to != version) {
+                    let (mut tape_out, mut fast_out, mut errors) = (Vec::new(), Vec::new(), vec![]);
+                    let tape =
+                        self.migrator
+                            .migrate(line, doc, version, to, &mut tape_out, &mut errors);
+                    let from_shape =
+                        self.migrator
+                            .migrate_shape(line, shape, version, to, &mut fast_out);
+                    assert!(
+                        from_shape == tape && fast_out == tape_out,
+                        "{version} -> {to} from the shape ({from_shape:?}) differs from the tape's \
+                         ({tape:?}) on:\n{}\nshape: {}\ntape:  {}",
+                        String::from_utf8_lossy(line),
+                        String::from_utf8_lossy(&fast_out),
+                        String::from_utf8_lossy(&tape_out),
+                    );
+                }
+            }
         }
         Agreement {
             tape_clean,

@@ -78,16 +78,23 @@ fn a_valid_line_allocates_nothing() {
 }
 
 /// The operations' hot path, the single pass included, allocates nothing per line either:
-/// `validate` (keeping the valid lines), `filter`, `stats` and `redrive`, each applying the
+/// `validate` (keeping the valid lines), `filter`, `stats`, `redrive` and `migrate` both ways
+/// (the line read as version 1 and, rewritten, as version 2), each applying the
 /// same valid line again and again once its buffers have grown.
 #[test]
 fn the_operations_allocate_nothing_per_valid_line() {
     use rdq_envelope::framing::Line;
-    use rdq_envelope::ops::{FilterOp, Glob, GroupBy, Predicates, RedriveOp, StatsOp, ValidateOp};
+    use rdq_envelope::ops::{
+        FilterOp, Glob, GroupBy, MigrateOp, MigrateSource, Predicates, RedriveOp, StatsOp,
+        ValidateOp,
+    };
     use rdq_envelope::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
     fn per_line_allocations<Op: LineOperation>(op: &Op) -> usize {
-        let stream: Vec<u8> = std::iter::repeat_n([LINE, b"\n"].concat(), 300)
+        per_line_allocations_on(op, LINE)
+    }
+    fn per_line_allocations_on<Op: LineOperation>(op: &Op, line: &[u8]) -> usize {
+        let stream: Vec<u8> = std::iter::repeat_n([line, b"\n"].concat(), 300)
             .flatten()
             .collect();
         let mut worker = op.worker();
@@ -133,4 +140,15 @@ fn the_operations_allocate_nothing_per_valid_line() {
     }
     let redrive = RedriveOp::new(rules(), "2026-01-01T00:00:00.000Z").unwrap();
     assert_eq!(per_line_allocations(&redrive), 0, "redrive");
+    let to_v2 = MigrateOp::new(rules(), MigrateSource::Rdq, 2).unwrap();
+    assert_eq!(per_line_allocations(&to_v2), 0, "migrate 1 -> 2");
+    // The same line as version 2, from the migration itself.
+    let mut v2 = Vec::new();
+    let mut out = ChunkOutput::<()>::default();
+    let mut reader = LineReader::new(LINE);
+    let line = reader.next_line().unwrap().unwrap();
+    to_v2.apply(&mut to_v2.worker(), SourceLine { source: "x", line }, &mut out);
+    v2.extend_from_slice(out.primary.strip_suffix(b"\n").unwrap());
+    let to_v1 = MigrateOp::new(rules(), MigrateSource::Rdq, 1).unwrap();
+    assert_eq!(per_line_allocations_on(&to_v1, &v2), 0, "migrate 2 -> 1");
 }

@@ -18,6 +18,7 @@ use super::options::RuleOptions;
 use super::rules::Status;
 use crate::json::stage1::{Classifier, Index};
 use crate::json::MAX_DEPTH;
+use crate::migrate::shape::{removal, AttemptShape, MemberSpan, Shape, MOVED_HEADERS};
 
 /// A worker's reusable state for the single pass: the structural index, the keys of the
 /// objects being walked (for duplicate keys) and the fields read. No allocation once grown.
@@ -26,6 +27,8 @@ pub(crate) struct SinglePass {
     index: Index,
     keys: Vec<(u32, u32)>,
     fields: Fields,
+    /// Where a migration's edits go, recorded when asked for ([`SinglePass::record_shape`]).
+    shape: Option<Shape>,
     classifier: Classifier,
 }
 
@@ -104,8 +107,19 @@ impl SinglePass {
             index: Index::default(),
             keys: Vec::new(),
             fields: Fields::default(),
+            shape: None,
             classifier,
         }
+    }
+
+    /// From now on, also records the shape a migration edits ([`SinglePass::shape`]).
+    pub(crate) fn record_shape(&mut self) {
+        self.shape.get_or_insert_with(Shape::default);
+    }
+
+    /// The shape of the line [`SinglePass::check`] last accepted, when recorded.
+    pub(crate) fn shape(&self) -> Option<&Shape> {
+        self.shape.as_ref()
     }
 
     /// `Some` when `line` is a valid envelope under `options` with no warning (exactly what
@@ -116,6 +130,9 @@ impl SinglePass {
         }
         self.keys.clear();
         self.fields.clear();
+        if let Some(shape) = &mut self.shape {
+            shape.clear();
+        }
         let mut walk = Walk {
             line,
             index: &self.index,
@@ -123,6 +140,7 @@ impl SinglePass {
             at: 0,
             keys: &mut self.keys,
             fields: &mut self.fields,
+            shape: self.shape.as_mut(),
             // No timestamp starts with a zero byte: the first one is parsed.
             last_day: ([0; 10], 0),
         };
@@ -318,6 +336,16 @@ impl Top {
     }
 }
 
+/// Which members of an object the walk records in the shape, when it records one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Record {
+    Nothing,
+    /// The envelope's, into [`Shape::top`].
+    Top,
+    /// An attempt's, into [`Shape::scratch`].
+    Attempt,
+}
+
 /// The walk over one line's structural index.
 struct Walk<'l, 'k> {
     line: &'l [u8],
@@ -330,6 +358,8 @@ struct Walk<'l, 'k> {
     keys: &'k mut Vec<(u32, u32)>,
     /// What the DLQ commands will read.
     fields: &'k mut Fields,
+    /// What a migration edits, when recorded.
+    shape: Option<&'k mut Shape>,
     /// The `YYYY-MM-DD` of the last timestamp read, and its day number.
     last_day: ([u8; 10], i64),
 }
@@ -470,7 +500,8 @@ impl<'l> Walk<'l, '_> {
         if depth > MAX_DEPTH {
             return None;
         }
-        self.object(depth, |_, _| Some(0)).map(drop)
+        self.object(depth, Record::Nothing, |_, _| Some(0))
+            .map(drop)
     }
 
     /// An object at nesting `depth`, each member's key handed to `member`. For a key it knows,
@@ -482,6 +513,7 @@ impl<'l> Walk<'l, '_> {
     fn object(
         &mut self,
         depth: usize,
+        record: Record,
         mut member: impl FnMut(&mut Self, (u32, u32)) -> Option<u32>,
     ) -> Option<u32> {
         self.eat(b'{')?;
@@ -489,8 +521,10 @@ impl<'l> Walk<'l, '_> {
         let mut seen = 0;
         if self.eat(b'}').is_none() {
             loop {
+                let key_at = self.at;
                 let key = self.key()?;
                 self.eat(b':')?;
+                let value_at = self.at;
                 match member(self, key)? {
                     0 => {
                         self.keys.push(key);
@@ -499,6 +533,7 @@ impl<'l> Walk<'l, '_> {
                     bit if seen & bit != 0 => return None,
                     bit => seen |= bit,
                 }
+                self.record_member(record, key_at, value_at);
                 if self.end_of_member()? {
                     break;
                 }
@@ -535,6 +570,33 @@ impl<'l> Walk<'l, '_> {
             return None;
         }
         Some((span.start, span.end))
+    }
+
+    /// Notes, when a shape is recorded, the member of a `record` object whose key is at
+    /// structural `key_at` and whose value, just walked, starts at `value_at`.
+    #[inline(always)]
+    fn record_member(&mut self, record: Record, key_at: usize, value_at: usize) {
+        let Some(shape) = self.shape.as_deref_mut() else {
+            return;
+        };
+        let members = match record {
+            Record::Nothing => return,
+            Record::Top => &mut shape.top,
+            Record::Attempt => &mut shape.scratch,
+        };
+        let value_start = self.positions[value_at] as usize;
+        // The value's last structural: its closing quote or bracket, or the token itself.
+        let last = self.at - 1;
+        let value_end = if last == value_at {
+            value_start + token_len(&self.line[value_start..])
+        } else {
+            self.positions[last] as usize + 1
+        };
+        members.push(MemberSpan {
+            key_start: self.positions[key_at] as usize,
+            value_start,
+            value_end,
+        });
     }
 
     /// After a member: `true` at the object's end, `false` before another member.
@@ -589,7 +651,7 @@ impl<'l> Walk<'l, '_> {
     /// The whole line: one envelope object and nothing after it.
     fn envelope(&mut self) -> Option<Top> {
         let mut top = Top::default();
-        top.seen = self.object(1, |walk, key| walk.top_member(&mut top, key))?;
+        top.seen = self.object(1, Record::Top, |walk, key| walk.top_member(&mut top, key))?;
         (self.at == self.positions.len()).then_some(top)
     }
 
@@ -604,6 +666,10 @@ impl<'l> Walk<'l, '_> {
                     2 => 2,
                     _ => return None,
                 };
+                let version = self.scalar_range(value_at);
+                if let Some(shape) = self.shape.as_deref_mut() {
+                    shape.version = (version.0 as usize, version.1 as usize);
+                }
                 ENVELOPE_VERSION
             }
             b"id" => {
@@ -642,6 +708,9 @@ impl<'l> Walk<'l, '_> {
                 if !self.null()? {
                     self.claim_check()?;
                     top.claim_check = true;
+                    if let Some(shape) = self.shape.as_deref_mut() {
+                        shape.downgrade_blocked = true;
+                    }
                 }
                 PAYLOAD_REF
             }
@@ -661,7 +730,12 @@ impl<'l> Walk<'l, '_> {
                     b"IN_FLIGHT" => Status::InFlight,
                     b"SUCCEEDED" => Status::Succeeded,
                     b"DEAD" => Status::Dead,
-                    b"CANCELLED" => Status::Cancelled,
+                    b"CANCELLED" => {
+                        if let Some(shape) = self.shape.as_deref_mut() {
+                            shape.downgrade_blocked = true;
+                        }
+                        Status::Cancelled
+                    }
                     _ => return None,
                 });
                 STATUS
@@ -691,6 +765,10 @@ impl<'l> Walk<'l, '_> {
                 ATTEMPTS
             }
             b"origin" => {
+                if let Some(shape) = self.shape.as_deref_mut() {
+                    // The members before it are recorded: this is its index.
+                    shape.origin_at = Some(shape.top.len());
+                }
                 top.origin = Some(self.origin()?);
                 ORIGIN
             }
@@ -734,6 +812,7 @@ impl<'l> Walk<'l, '_> {
 
     /// `headers`: an object of string values under non-empty keys.
     fn headers(&mut self, top: &mut Top) -> Option<()> {
+        let open = self.at;
         self.eat(b'{')?;
         let frame = self.keys.len();
         if self.eat(b'}').is_none() {
@@ -748,17 +827,31 @@ impl<'l> Walk<'l, '_> {
                 self.eat(b':')?;
                 let value = self.recorded_string()?;
                 self.fields.headers.push(((start, end), value));
+                if let Some(shape) = self.shape.as_deref_mut() {
+                    // The key's and the value's quotes are the member's bytes.
+                    shape.header_members.push(MemberSpan {
+                        key_start: start as usize - 1,
+                        value_start: value.0 as usize - 1,
+                        value_end: value.1 as usize + 1,
+                    });
+                    let moved = MOVED_HEADERS.iter().position(|name| name.as_bytes() == key);
+                    shape.header_moves.push(moved);
+                }
                 if self.end_of_member()? {
                     break;
                 }
             }
+        }
+        if let Some(shape) = self.shape.as_deref_mut() {
+            let close = self.positions[self.at - 1] as usize;
+            shape.headers = (self.positions[open] as usize, close + 1);
         }
         self.distinct_keys(frame)
     }
 
     /// A set `payload_ref`: `{uri, sha256, size}` as version 2 requires.
     fn claim_check(&mut self) -> Option<()> {
-        let seen = self.object(2, |walk, (start, end)| {
+        let seen = self.object(2, Record::Nothing, |walk, (start, end)| {
             Some(match &walk.line[start as usize..end as usize] {
                 b"uri" => formats::is_payload_uri_bytes(walk.plain_string()?).then_some(1)?,
                 b"sha256" => formats::is_sha256_hex_bytes(walk.plain_string()?).then_some(2)?,
@@ -779,14 +872,25 @@ impl<'l> Walk<'l, '_> {
             return Some(Origin::Bad);
         }
         let mut good = true;
-        self.object(2, |walk, (start, end)| {
+        self.object(2, Record::Nothing, |walk, (start, end)| {
             let bit = match &walk.line[start as usize..end as usize] {
                 b"source" => 1,
                 b"submitted_by" => 2,
-                _ => return Some(0),
+                _ => {
+                    // Version 1 has no place for it.
+                    if let Some(shape) = walk.shape.as_deref_mut() {
+                        shape.downgrade_blocked = true;
+                    }
+                    return Some(0);
+                }
             };
             if walk.peek()? == b'"' {
-                let value = Some(walk.recorded_string()?);
+                let value = walk.recorded_string()?;
+                if let Some(shape) = walk.shape.as_deref_mut() {
+                    let quoted = (value.0 as usize - 1, value.1 as usize + 1);
+                    shape.origin_moves.push((bit as usize - 1, quoted));
+                }
+                let value = Some(value);
                 if bit == 1 {
                     walk.fields.origin_source = value;
                 } else {
@@ -847,8 +951,14 @@ impl<'l> Walk<'l, '_> {
         let mut error: Option<Option<ErrorFacts>> = None;
         let mut duration: Option<Duration> = None;
         let mut fields = AttemptFields::default();
-        self.object(3, |walk, (start, end)| {
+        // Where `finished_at` and `duration_ms` are among the members, for the shape.
+        let (mut finished_at, mut duration_at) = (None, None);
+        if let Some(shape) = self.shape.as_deref_mut() {
+            shape.scratch.clear();
+        }
+        self.object(3, Record::Attempt, |walk, (start, end)| {
             let value_at = walk.at;
+            let member_at = walk.shape.as_deref().map(|shape| shape.scratch.len());
             Some(match &walk.line[start as usize..end as usize] {
                 b"attempt_no" => {
                     no = Some(
@@ -863,6 +973,7 @@ impl<'l> Walk<'l, '_> {
                 }
                 b"finished_at" => {
                     finished = Some(walk.nullable_timestamp()?);
+                    finished_at = member_at;
                     4
                 }
                 b"outcome" => {
@@ -884,6 +995,7 @@ impl<'l> Walk<'l, '_> {
                 }
                 b"duration_ms" => {
                     duration = Some(walk.duration()?);
+                    duration_at = member_at;
                     32
                 }
                 _ => 0,
@@ -905,6 +1017,14 @@ impl<'l> Walk<'l, '_> {
             Some(Outcome::Success) if error.is_some() => return None,
             Some(Outcome::LeaseExpired) if !error.is_some_and(|e| e.lease_expired) => return None,
             _ => {}
+        }
+        if let Some(shape) = self.shape.as_deref_mut() {
+            let members = &shape.scratch;
+            shape.attempts.push(AttemptShape {
+                finished_end: finished_at.map(|at| members[at].value_end),
+                duration_ms: finished.map(|f| f - started),
+                duration_removal: duration_at.map(|at| removal(members, at)),
+            });
         }
         let duration_v2 = match (duration, finished) {
             (Some(Duration::Null), None) => true,
@@ -960,7 +1080,7 @@ impl<'l> Walk<'l, '_> {
             type_range: (0, 0),
         };
         let (mut lease_type, mut message_set, mut stack_set) = (false, false, false);
-        let seen = self.object(4, |walk, (start, end)| {
+        let seen = self.object(4, Record::Nothing, |walk, (start, end)| {
             Some(match &walk.line[start as usize..end as usize] {
                 b"type" => {
                     let (start, end) = walk.recorded_string()?;

@@ -39,7 +39,6 @@ use crate::envelope::{supported_versions, SUPPORTED_VERSIONS};
 use crate::json::{Document, JsonParser, Value, ValueKind};
 use edits::Edits;
 pub(crate) use shape::Shape;
-use spans::MemberSpan;
 
 /// The edits of a step from one version to the next one up or down, for a valid envelope of
 /// `from` whose shape is given.
@@ -53,7 +52,6 @@ const STEPS: &[(u32, u32, EditsFn)] = &[(1, 2, v1_to_v2::edits), (2, 1, v2_to_v1
 struct Scratch {
     /// Every tape node's byte range ([`Document::node_spans`]).
     nodes: Vec<(usize, usize)>,
-    members: Vec<MemberSpan>,
     shape: Shape,
     edits: Edits,
 }
@@ -175,12 +173,11 @@ impl Migrator {
     ) -> Result<Migration, MigrateError> {
         let Scratch {
             nodes,
-            members,
             shape,
             edits,
         } = &mut self.scratch;
         doc.node_spans(line, nodes);
-        shape.fill_from_tape(doc.root(), nodes, members);
+        shape.fill_from_tape(doc.root(), nodes);
         let refused = match (from, to) {
             (1, 2) => v1_to_v2::refused(shape, errors),
             (2, 1) => v2_to_v1::refused(doc.root(), errors),
@@ -192,8 +189,9 @@ impl Migrator {
         write_step(shape, edits, line, from, to, out)
     }
 
-    /// Appends `line`, a valid envelope of version `from` with nothing to refuse whose shape
-    /// the single pass recorded in `shape`, as version `to` (next to `from`).
+    /// Appends `line`, a valid envelope of version `from` whose shape the single pass recorded,
+    /// as version `to`, next to `from`. [`Migration::Refused`] without reasons, `out` as it
+    /// was, when the step refuses it: [`Migrator::migrate`] on the tape gives them.
     pub(crate) fn migrate_shape(
         &mut self,
         line: &[u8],
@@ -202,6 +200,14 @@ impl Migrator {
         to: u32,
         out: &mut Vec<u8>,
     ) -> Result<Migration, MigrateError> {
+        let refused = match (from, to) {
+            (1, 2) => v1_to_v2::would_overwrite(shape),
+            (2, 1) => shape.downgrade_blocked,
+            _ => false,
+        };
+        if refused {
+            return Ok(Migration::Refused);
+        }
         write_step(shape, &mut self.scratch.edits, line, from, to, out)
     }
 }

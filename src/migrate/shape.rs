@@ -2,7 +2,8 @@
 //! The tape fills it ([`Shape::fill_from_tape`]) and so does the single pass while it
 //! validates (`envelope::single_pass`), so the edits are written by one piece of code.
 
-use super::spans::{self, MemberSpan};
+use super::spans;
+pub(crate) use super::spans::MemberSpan;
 use crate::envelope::formats::parse_timestamp;
 use crate::json::{Value, ValueKind};
 
@@ -33,6 +34,11 @@ pub(crate) struct Shape {
     /// value, in `origin`'s order.
     pub origin_moves: Vec<(usize, (usize, usize))>,
     pub attempts: Vec<AttemptShape>,
+    /// Set by the single pass on a line that 2 → 1 refuses (status `CANCELLED`, a claim
+    /// check, an unknown member of `origin`); the tape path finds and names the reasons.
+    pub downgrade_blocked: bool,
+    /// The members of the object being read, reused.
+    pub scratch: Vec<MemberSpan>,
 }
 
 /// One attempt record, as the steps edit it.
@@ -49,6 +55,7 @@ pub(crate) struct AttemptShape {
 impl Shape {
     pub(crate) fn clear(&mut self) {
         self.origin_at = None;
+        self.downgrade_blocked = false;
         self.top.clear();
         self.header_members.clear();
         self.header_moves.clear();
@@ -57,13 +64,8 @@ impl Shape {
     }
 
     /// Fills the shape from a valid envelope's document, whose tape nodes lie at `nodes`
-    /// ([`Document::node_spans`](crate::json::Document::node_spans)); `scratch` is reused.
-    pub(crate) fn fill_from_tape(
-        &mut self,
-        root: Value<'_>,
-        nodes: &[(usize, usize)],
-        scratch: &mut Vec<MemberSpan>,
-    ) {
+    /// ([`Document::node_spans`](crate::json::Document::node_spans)).
+    pub(crate) fn fill_from_tape(&mut self, root: Value<'_>, nodes: &[(usize, usize)]) {
         self.clear();
         spans::members(root, nodes, &mut self.top);
         for (at, (key, value)) in root.members().enumerate() {
@@ -94,7 +96,7 @@ impl Shape {
                     self.attempts.clear();
                     for attempt in value.elements() {
                         self.attempts
-                            .push(attempt_from_tape(attempt, nodes, scratch));
+                            .push(attempt_from_tape(attempt, nodes, &mut self.scratch));
                     }
                 }
                 _ => {}

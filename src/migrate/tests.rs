@@ -18,6 +18,8 @@ fn v1(headers: &str, extra: &str) -> String {
 
 /// Validates `line`, migrates it to `to`; the output, or the codes and pointers refused with.
 fn migrate(line: &str, to: u32) -> Result<String, Vec<(ErrorCode, String)>> {
+    // The single pass, where it accepts the line, migrates it from its shape to the same bytes.
+    crate::test_support::single_pass_agrees(&RuleOptions::default(), line.as_bytes());
     let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
     let (mut parser, mut verdict) = (JsonParser::new(), Verdict::default());
     let doc = rules.check_line(&mut parser, line.as_bytes(), &mut verdict);

@@ -12,10 +12,18 @@ use crate::diagnostic::{push_capped, Diagnostic, ErrorCode};
 /// [`MOVED_HEADERS`](super::shape::MOVED_HEADERS).
 const ORIGIN_KEYS: [&[u8]; 2] = [b"\"source\":", b"\"submitted_by\":"];
 
+/// Whether the upgrade would overwrite a member: a top-level `origin` or an attempt's
+/// `duration_ms`.
+pub(super) fn would_overwrite(shape: &Shape) -> bool {
+    shape.origin_at.is_some() || shape.attempts.iter().any(|a| a.duration_removal.is_some())
+}
+
 /// Pushes a `MIGRATION_CONFLICT` for every member the upgrade would overwrite; `true` when
 /// there is one.
 pub(super) fn refused(shape: &Shape, errors: &mut Vec<Diagnostic>) -> bool {
-    let before = errors.len();
+    if !would_overwrite(shape) {
+        return false;
+    }
     if shape.origin_at.is_some() {
         errors.push(conflict(
             "/origin".to_owned(),
@@ -32,7 +40,7 @@ pub(super) fn refused(shape: &Shape, errors: &mut Vec<Diagnostic>) -> bool {
             });
         }
     }
-    errors.len() > before
+    true
 }
 
 #[cold]
