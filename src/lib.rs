@@ -64,7 +64,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
-// One module needs `unsafe`: stage 1's AVX2 classifier (`json/stage1/avx2.rs`), which allows
+// One module needs `unsafe`: stage 1's x86-64 classifiers (`json/stage1/x86.rs`), which allows
 // it for itself with a safety argument at each block. Everywhere else it is an error.
 #![deny(unsafe_code)]
 

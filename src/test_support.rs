@@ -33,7 +33,7 @@ impl SinglePassCheck {
     pub fn new(options: &RuleOptions) -> Self {
         // The one `RDQ_ENVELOPE_SIMD` picks first, then every other one this CPU runs.
         let mut classifiers = vec![Classifier::detect()];
-        for other in [Classifier::Portable, Classifier::best()] {
+        for other in Classifier::all() {
             if !classifiers.contains(&other) {
                 classifiers.push(other);
             }
@@ -157,7 +157,7 @@ pub fn stage1_agrees_with_simd_json(line: &[u8]) -> bool {
         return false;
     }
     let theirs = buffers.structural_indexes();
-    for classifier in [Classifier::Portable, Classifier::best()] {
+    for classifier in Classifier::all() {
         let mut index = Index::default();
         if !index.build(line, classifier) {
             // Stage 1 declines what simd-json may accept: lone surrogates and the like.

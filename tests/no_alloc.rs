@@ -147,7 +147,11 @@ fn the_operations_allocate_nothing_per_valid_line() {
     let mut out = ChunkOutput::<()>::default();
     let mut reader = LineReader::new(LINE);
     let line = reader.next_line().unwrap().unwrap();
-    to_v2.apply(&mut to_v2.worker(), SourceLine { source: "x", line }, &mut out);
+    to_v2.apply(
+        &mut to_v2.worker(),
+        SourceLine { source: "x", line },
+        &mut out,
+    );
     v2.extend_from_slice(out.primary.strip_suffix(b"\n").unwrap());
     let to_v1 = MigrateOp::new(rules(), MigrateSource::Rdq, 1).unwrap();
     assert_eq!(per_line_allocations_on(&to_v1, &v2), 0, "migrate 2 -> 1");

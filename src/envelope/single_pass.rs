@@ -576,13 +576,16 @@ impl<'l> Walk<'l, '_> {
     /// structural `key_at` and whose value, just walked, starts at `value_at`.
     #[inline(always)]
     fn record_member(&mut self, record: Record, key_at: usize, value_at: usize) {
+        // `record` is a constant where this is inlined: most objects record nothing.
+        if record == Record::Nothing {
+            return;
+        }
         let Some(shape) = self.shape.as_deref_mut() else {
             return;
         };
         let members = match record {
-            Record::Nothing => return,
             Record::Top => &mut shape.top,
-            Record::Attempt => &mut shape.scratch,
+            _ => &mut shape.scratch,
         };
         let value_start = self.positions[value_at] as usize;
         // The value's last structural: its closing quote or bracket, or the token itself.
@@ -958,7 +961,8 @@ impl<'l> Walk<'l, '_> {
         }
         self.object(3, Record::Attempt, |walk, (start, end)| {
             let value_at = walk.at;
-            let member_at = walk.shape.as_deref().map(|shape| shape.scratch.len());
+            // This member's index among the attempt's, when a shape is recorded.
+            let member_at = |walk: &Self| walk.shape.as_deref().map(|shape| shape.scratch.len());
             Some(match &walk.line[start as usize..end as usize] {
                 b"attempt_no" => {
                     no = Some(
@@ -973,7 +977,7 @@ impl<'l> Walk<'l, '_> {
                 }
                 b"finished_at" => {
                     finished = Some(walk.nullable_timestamp()?);
-                    finished_at = member_at;
+                    finished_at = member_at(walk);
                     4
                 }
                 b"outcome" => {
@@ -995,7 +999,7 @@ impl<'l> Walk<'l, '_> {
                 }
                 b"duration_ms" => {
                     duration = Some(walk.duration()?);
-                    duration_at = member_at;
+                    duration_at = member_at(walk);
                     32
                 }
                 _ => 0,

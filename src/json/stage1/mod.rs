@@ -8,13 +8,13 @@
 //! handed to the tape path, which says exactly why (docs/envelope.md#the-json-layer); stage 1
 //! never reports, it only accepts or declines.
 //!
-//! Only the byte classification of a block is machine-specific (`classify`): AVX2 on x86-64
-//! when the CPU has it, else a portable loop; the bit arithmetic after it is shared, so every
-//! implementation gives the same index. `RDQ_ENVELOPE_SIMD=portable` forces the portable
-//! classifier (the differential tests run both).
+//! Only the byte classification of a block is machine-specific (`classify`): AVX2 or SSE4.2 on
+//! x86-64 when the CPU has them, else a portable loop; the bit arithmetic after it is shared,
+//! so every implementation gives the same index. `RDQ_ENVELOPE_SIMD=portable` (or `sse4.2`)
+//! forces a classifier (the differential tests run every one the CPU has).
 
 #[cfg(target_arch = "x86_64")]
-mod avx2;
+mod x86;
 
 use std::sync::OnceLock;
 
@@ -36,28 +36,50 @@ pub(crate) struct Classes {
 pub(crate) enum Classifier {
     Portable,
     #[cfg(target_arch = "x86_64")]
+    Sse42,
+    #[cfg(target_arch = "x86_64")]
     Avx2,
 }
 
 impl Classifier {
-    /// The fastest classifier this CPU runs, unless `RDQ_ENVELOPE_SIMD=portable`; decided once.
+    /// The fastest classifier this CPU runs, unless `RDQ_ENVELOPE_SIMD` names another one it
+    /// runs (`portable`, `sse4.2`, `avx2`); decided once.
     pub(crate) fn detect() -> Classifier {
         static CHOSEN: OnceLock<Classifier> = OnceLock::new();
         *CHOSEN.get_or_init(|| {
-            if std::env::var_os("RDQ_ENVELOPE_SIMD").is_some_and(|v| v == "portable") {
-                return Classifier::Portable;
-            }
-            Classifier::best()
+            let wanted = std::env::var_os("RDQ_ENVELOPE_SIMD");
+            let all = Classifier::all();
+            all.iter()
+                .copied()
+                .find(|c| wanted.as_ref().is_some_and(|w| *w == *c.name()))
+                .unwrap_or(all[all.len() - 1])
         })
     }
 
-    /// The fastest classifier this CPU runs, whatever the environment says.
-    pub(crate) fn best() -> Classifier {
+    /// Every classifier this CPU runs, slowest (the portable one) first.
+    pub(crate) fn all() -> Vec<Classifier> {
+        let mut all = vec![Classifier::Portable];
         #[cfg(target_arch = "x86_64")]
-        if avx2::available() {
-            return Classifier::Avx2;
+        {
+            if x86::sse42_available() {
+                all.push(Classifier::Sse42);
+            }
+            if x86::avx2_available() {
+                all.push(Classifier::Avx2);
+            }
         }
-        Classifier::Portable
+        all
+    }
+
+    /// Its name, as `RDQ_ENVELOPE_SIMD` spells it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Classifier::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Classifier::Sse42 => "sse4.2",
+            #[cfg(target_arch = "x86_64")]
+            Classifier::Avx2 => "avx2",
+        }
     }
 }
 
@@ -164,7 +186,9 @@ impl Index {
         match classifier {
             Classifier::Portable => self.build_with::<Portable>(line),
             #[cfg(target_arch = "x86_64")]
-            Classifier::Avx2 => avx2::build(self, line),
+            Classifier::Sse42 => x86::build_with_sse42(self, line),
+            #[cfg(target_arch = "x86_64")]
+            Classifier::Avx2 => x86::build_with_avx2(self, line),
         }
     }
 
@@ -413,7 +437,7 @@ mod tests {
             .into_iter()
             .chain((0..100_000).map(|_| next(&mut state)))
         {
-            let Some(clmul) = avx2::prefix_xor_for_tests(x) else {
+            let Some(clmul) = x86::prefix_xor_for_tests(x) else {
                 return;
             };
             assert_eq!(clmul, prefix_xor(x), "{x:#x}");
@@ -422,23 +446,48 @@ mod tests {
 
     #[test]
     #[cfg(target_arch = "x86_64")]
-    fn avx2_classifies_as_the_portable_code() {
-        let mut state = 11;
-        let mut block = [0u8; 64];
-        // Every byte value at every position, then random blocks.
-        for value in 0..=255u8 {
-            block.fill(value);
-            let Some(avx2) = avx2::classify_for_tests(&block) else {
-                return;
-            };
-            assert_eq!(avx2, classify_portable(&block), "byte {value:#04x}");
-        }
-        for _ in 0..50_000 {
-            for chunk in block.chunks_mut(8) {
-                chunk.copy_from_slice(&next(&mut state).to_le_bytes());
+    fn the_simd_classifiers_classify_as_the_portable_code() {
+        /// A SIMD classifier for the tests: `None` on a CPU without it.
+        type ClassifyForTests = fn(&[u8; 64]) -> Option<Classes>;
+        let simd: [(&str, ClassifyForTests); 2] = [
+            ("avx2", x86::classify_avx2_for_tests),
+            ("sse4.2", x86::classify_sse42_for_tests),
+        ];
+        for (name, classify) in simd {
+            let mut state = 11;
+            let mut block = [0u8; 64];
+            // Every byte value in every position, each one alone in a block of others, then
+            // random blocks.
+            for value in 0..=255u8 {
+                block.fill(value);
+                let Some(classes) = classify(&block) else {
+                    break;
+                };
+                assert_eq!(
+                    classes,
+                    classify_portable(&block),
+                    "{name}: byte {value:#04x}"
+                );
+                for at in 0..64 {
+                    block.fill(b'a');
+                    block[at] = value;
+                    let classes = classify(&block).unwrap();
+                    assert_eq!(
+                        classes,
+                        classify_portable(&block),
+                        "{name}: {value:#04x} at {at}"
+                    );
+                }
             }
-            let avx2 = avx2::classify_for_tests(&block).unwrap();
-            assert_eq!(avx2, classify_portable(&block));
+            for _ in 0..50_000 {
+                for chunk in block.chunks_mut(8) {
+                    chunk.copy_from_slice(&next(&mut state).to_le_bytes());
+                }
+                let Some(classes) = classify(&block) else {
+                    break;
+                };
+                assert_eq!(classes, classify_portable(&block), "{name}");
+            }
         }
     }
 }
