@@ -560,6 +560,19 @@ pub static CATALOGUE: &[Entry] = &[
         docs: &["envelope.md#not_dead", "cli.md#redrive"],
     },
     Entry {
+        code: ErrorCode::RedriveLimit,
+        summary: "`redrive --max-redrives N` of a task already redriven N times or more",
+        rule: "`--max-redrives N` keeps a poison message from looping forever: a `DEAD` task whose `redrive_count` is already N or more is refused and left as it was; the others are redriven.",
+        pointers: &[("/redrive_count", "always")],
+        example: Example {
+            line: edit(2, r#""redrive_count":0"#, r#""redrive_count":3"#),
+            args: &["redrive", "--max-redrives", "3"],
+            pointers: &["/redrive_count"],
+        },
+        fix: "Look at why the task keeps failing (`rdq-envelope show ID`) before sending it again; raise the limit only on purpose.",
+        docs: &["envelope.md#redrive_limit", "cli.md#redrive"],
+    },
+    Entry {
         code: ErrorCode::IdTimeMismatch,
         summary: "The ULID's time and `created_at` differ by more than 1000 ms",
         rule: "A ULID holds its creation time (48 bits of milliseconds). A warning, never a reason to reject: it is computed whenever `id` and `created_at` are valid.",

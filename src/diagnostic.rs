@@ -105,6 +105,8 @@ error_codes! {
     MigrationConflict = "MIGRATION_CONFLICT", Error;
     /// A redrive of a task that is not dead.
     NotDead = "NOT_DEAD", Error;
+    /// A redrive of a task already redriven `--max-redrives` times.
+    RedriveLimit = "REDRIVE_LIMIT", Error;
     /// The ULID's time and `created_at` differ by more than a second.
     IdTimeMismatch = "ID_TIME_MISMATCH", Warning;
     /// `created_at` is later than the first attempt's start.

@@ -161,6 +161,7 @@ fn every_line_level_code_has_an_invalid_fixture() {
         ErrorCode::CannotDowngrade,
         ErrorCode::MigrationConflict,
         ErrorCode::NotDead,
+        ErrorCode::RedriveLimit,
         ErrorCode::ChokaqLimit,
     ];
     let covered: BTreeSet<String> = cases()

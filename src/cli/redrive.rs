@@ -1,11 +1,15 @@
-//! `rdq-envelope redrive`: DEAD envelopes turned into resubmittable ones.
+//! `rdq-envelope redrive`: DEAD envelopes turned into resubmittable ones, when, where and how
+//! many at a time the operator says.
 
+use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use anyhow::{bail, Context};
 use clap::Args;
 
 use rdq_envelope::envelope::formats::push_timestamp;
-use rdq_envelope::ops::RedriveOp;
+use rdq_envelope::ops::{Pacing, RedriveOp, RedriveReport};
+use rdq_envelope::pipeline::Summary;
 use rdq_envelope::EnvelopeRules;
 
 use super::{run, InputArgs, Outcome, OutputArgs};
@@ -18,13 +22,34 @@ pub struct RedriveArgs {
     #[command(flatten)]
     output: OutputArgs,
 
-    /// When the redriven tasks are due again (next_attempt_at), as YYYY-MM-DDTHH:MM:SS.mmmZ.
+    /// When the redriven tasks are due again (next_attempt_at), as YYYY-MM-DDTHH:MM:SS.mmmZ;
+    /// with --rate or --spread, when the first may be.
     #[arg(long, value_name = "TS", conflicts_with = "now")]
     at: Option<String>,
 
     /// They are due now: the time the run starts (the default).
     #[arg(long)]
     now: bool,
+
+    /// Send the redriven tasks to this queue (its size limit applies).
+    #[arg(long, value_name = "NAME")]
+    queue: Option<String>,
+
+    /// At most N tasks due per second, minute or hour (N/s, N/m, N/h), in input order.
+    #[arg(long, value_name = "N/UNIT", conflicts_with = "spread")]
+    rate: Option<String>,
+
+    /// Spread the due times over this long (90s, 30m, 2h, 1d), each task's from its ID.
+    #[arg(long, value_name = "DURATION")]
+    spread: Option<String>,
+
+    /// Reject with REDRIVE_LIMIT a task already redriven N times or more.
+    #[arg(long, value_name = "N")]
+    max_redrives: Option<u64>,
+
+    /// Write nothing: print what would be redriven (per queue, when) and rejected.
+    #[arg(long)]
+    dry_run: bool,
 }
 
 pub fn run(args: RedriveArgs) -> anyhow::Result<Outcome> {
@@ -39,10 +64,113 @@ pub fn run(args: RedriveArgs) -> anyhow::Result<Outcome> {
             String::from_utf8(text).expect("a timestamp is ASCII")
         }
     };
+    if args.dry_run && args.output.rejects.is_some() {
+        bail!("--dry-run writes no rejects: its report counts them by reason");
+    }
     let options = args.input.rule_options();
     let mut op = RedriveOp::new(EnvelopeRules::new(options)?, &at)
         .map_err(|invalid| anyhow::anyhow!("--at {invalid}"))?;
+    if let Some(queue) = &args.queue {
+        op = op.to_queue(queue).context("--queue")?;
+    }
+    if let Some(rate) = &args.rate {
+        op.pacing = parse_rate(rate).with_context(|| format!("--rate {rate:?}"))?;
+    }
+    if let Some(spread) = &args.spread {
+        let window_ms =
+            parse_duration_ms(spread).with_context(|| format!("--spread {spread:?}"))?;
+        op.pacing = Pacing::Spread { window_ms };
+    }
+    op.max_redrives = args.max_redrives;
+    op.dry_run = args.dry_run;
     op.write_rejects = args.output.rejects.is_some();
     op.max_line_bytes = args.input.max_line_bytes;
-    run::run(&op, &args.input, &args.output, None, false)
+    if !args.dry_run {
+        return run::run(&op, &args.input, &args.output, None, false);
+    }
+    let to = args.queue.as_deref();
+    run::run_then(
+        &op,
+        &args.input,
+        &args.output,
+        None,
+        false,
+        |summary, out| write_dry_run(summary, &op.report(), to, out),
+    )
+}
+
+/// `N/s`, `N/m` or `N/h`, N a positive integer.
+fn parse_rate(text: &str) -> anyhow::Result<Pacing> {
+    let (count, unit) = text
+        .split_once('/')
+        .context("expected N/s, N/m or N/h, such as 50/s")?;
+    let per_ms = match unit {
+        "s" => 1000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        _ => bail!("the unit is s, m or h (per second, minute or hour), not {unit:?}"),
+    };
+    match count.parse::<u64>() {
+        Ok(count) if count > 0 => Ok(Pacing::Rate { count, per_ms }),
+        _ => bail!("the count is a positive whole number, not {count:?}"),
+    }
+}
+
+/// `90s`, `30m`, `2h`, `1d` (or `500ms`) in milliseconds, more than 0.
+fn parse_duration_ms(text: &str) -> anyhow::Result<u64> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = text.split_at(digits);
+    let unit_ms: u64 = match unit {
+        "ms" => 1,
+        "s" => 1000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => bail!("expected a whole number and a unit (ms, s, m, h, d), such as 30m or 2h"),
+    };
+    match number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit_ms))
+    {
+        Some(ms) if ms > 0 => Ok(ms),
+        _ => bail!("expected a duration of more than 0 and less than 500 million years"),
+    }
+}
+
+/// The dry run's report: what would be redriven, by queue, and when; what would be rejected.
+fn write_dry_run(
+    summary: &Summary,
+    report: &RedriveReport,
+    to: Option<&str>,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    writeln!(out, "dry run: nothing was written")?;
+    writeln!(out, "would redrive {} tasks", summary.emitted)?;
+    let width = report.by_queue.keys().map(String::len).max().unwrap_or(0);
+    for (queue, count) in &report.by_queue {
+        match to {
+            Some(to) => writeln!(out, "  {queue:<width$} -> {to}  {count}")?,
+            None => writeln!(out, "  {queue:<width$}  {count}")?,
+        }
+    }
+    if let Some((first, last)) = report.due {
+        let stamp = |ms| {
+            let mut text = Vec::with_capacity(24);
+            push_timestamp(&mut text, ms);
+            String::from_utf8(text).unwrap_or_default()
+        };
+        writeln!(out, "due from {} to {}", stamp(first), stamp(last))?;
+    }
+    writeln!(out, "would reject {} lines", summary.rejected)?;
+    let width = summary
+        .by_code
+        .keys()
+        .map(|code| code.len())
+        .max()
+        .unwrap_or(0);
+    for (code, count) in &summary.by_code {
+        writeln!(out, "  {code:<width$}  {count}")?;
+    }
+    Ok(())
 }

@@ -93,6 +93,16 @@ impl Edits {
         }
     }
 
+    /// Where the text of the edit that replaces from `start` lies in what [`apply`](Self::apply)
+    /// last wrote, counted from the start of the edited line.
+    pub fn output_position(&self, start: usize) -> usize {
+        let mut shift = 0isize;
+        for edit in self.list.iter().take_while(|e| e.replaced.start < start) {
+            shift += edit.text.len() as isize - edit.replaced.len() as isize;
+        }
+        start.saturating_add_signed(shift)
+    }
+
     /// Appends `line` with the edits applied to `out`. Edits must not overlap; insertions at one
     /// position keep the order they were made in.
     pub fn apply(&mut self, line: &[u8], out: &mut Vec<u8>) -> bool {

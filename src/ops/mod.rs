@@ -11,7 +11,9 @@ mod validate;
 
 pub use filter::{FilterOp, FilterWorker, Glob, Predicates};
 pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
-pub use redrive::{InvalidTimestamp, RedriveOp, RedriveWorker};
+pub use redrive::{
+    InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveReport, RedriveTally, RedriveWorker,
+};
 pub use show::{ShowOp, ShowPayload, ShowWorker};
 pub use stats::{
     Bucket, CreatedRange, Day, ErrorType, Group, GroupBy, Stats, StatsOp, StatsReport, StatsWorker,

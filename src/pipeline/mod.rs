@@ -77,11 +77,15 @@ pub struct SourceLine<'a> {
 ///
 /// An operation that adds up more than the books (`stats`) keeps a per-chunk [`Tally`]
 /// (`ChunkOutput::tally`), which the writer hands to [`merge_tally`] in input order, so the
-/// total is the same whatever the worker count. An operation that has seen what it needs
-/// (`show`'s first match) sets [`ChunkOutput::stop`]: the run ends after that chunk's output.
+/// total is the same whatever the worker count. What only input order decides (the i-th
+/// redriven line's due time, whether an ID was seen in an earlier chunk) is settled by
+/// [`settle`], also on the writer's thread in input order, before the chunk is written. An
+/// operation that has seen what it needs (`show`'s first match) sets [`ChunkOutput::stop`]: the
+/// run ends after that chunk's output.
 ///
 /// [`Tally`]: LineOperation::Tally
 /// [`merge_tally`]: LineOperation::merge_tally
+/// [`settle`]: LineOperation::settle
 pub trait LineOperation: Sync {
     /// Per-thread state, made once per worker and reused for every line (parsers, scratch).
     type Worker: Send;
@@ -104,6 +108,13 @@ pub trait LineOperation: Sync {
     /// should leave `tally` empty: the chunk, and its tally's capacity, is reused.
     fn merge_tally(&self, tally: &mut Self::Tally) {
         let _ = tally;
+    }
+
+    /// Finishes a chunk's output on the writer's thread, in input order, before it is written:
+    /// it may rewrite the outputs (keeping their lines in order) and move lines between the
+    /// books' `emitted` and `filtered_out`, from what the workers noted in the tally.
+    fn settle(&self, out: &mut ChunkOutput<Self::Tally>) {
+        let _ = out;
     }
 }
 
@@ -559,6 +570,7 @@ impl Writer<'_> {
             while let Some(mut chunk) = waiting.remove(&next) {
                 next += 1;
                 loop {
+                    op.settle(&mut chunk.out);
                     write_chunk(&chunk.out, outputs, self.flush_each)
                         .map_err(PipelineError::Output)?;
                     books.merge(&chunk.out.summary);
