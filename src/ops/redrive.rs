@@ -80,7 +80,7 @@ pub struct InvalidTimestamp(pub String);
 
 /// A `--queue` that is not a queue name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0:?} is not a queue name (1 to 255 of a-z 0-9 . _ -, starting with a letter or digit)")]
+#[error("{0:?} is not a queue name (1 to 240 characters, each one of a-z 0-9 . _ -)")]
 pub struct InvalidQueue(pub String);
 
 /// What a redrive did, or in a dry run would do, to the lines it redrove.
@@ -142,7 +142,7 @@ impl RedriveOp {
     ///
     /// # Errors
     ///
-    /// [`InvalidQueue`] when `queue` is not a queue name (docs/envelope.md#names).
+    /// [`InvalidQueue`] when `queue` is not a queue name (docs/envelope.md#queue-and-handler_ref).
     pub fn to_queue(mut self, queue: &str) -> Result<Self, InvalidQueue> {
         if !is_name(queue) {
             return Err(InvalidQueue(queue.to_owned()));
