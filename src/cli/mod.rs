@@ -2,6 +2,7 @@
 
 mod args;
 mod batch;
+mod dedupe;
 mod explain;
 mod filter;
 mod gen;
@@ -65,6 +66,16 @@ enum Command {
     /// invalid lines with their codes. Exit status: 0 when every line was redriven, 1 when
     /// some line was rejected, 2 when the run could not complete.
     Redrive(redrive::RedriveArgs),
+
+    /// Keep one copy per id, byte-identical and in input order; count the dropped copies.
+    ///
+    /// --keep newest (the default) keeps the copy with the most history (greatest
+    /// redrive_count, then most attempts, then latest last finished_at, then the later line)
+    /// and reads the input twice (standard input is kept in a temporary file); --keep first
+    /// keeps the first copy and streams. Dropped copies are filtered out in the summary and
+    /// written to --dropped. Exit status: 0 when no line was rejected, 1 when some line was,
+    /// 2 when the run could not complete.
+    Dedupe(dedupe::DedupeArgs),
 
     /// Write the valid lines that match every predicate, byte-identical to the input.
     ///
@@ -183,6 +194,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Gen(args) => gen::run(args),
         Command::Migrate(args) => migrate::run(args),
         Command::Redrive(args) => redrive::run(args),
+        Command::Dedupe(args) => dedupe::run(args),
         Command::Filter(args) => filter::run(*args),
         Command::Stats(args) => stats::run(args),
         Command::Show(args) => show::run(args),

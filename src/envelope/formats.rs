@@ -228,6 +228,17 @@ pub(crate) fn ulid_bytes_time_ms(b: &[u8]) -> Option<u64> {
     Some(time)
 }
 
+/// The 128-bit value of a canonical ULID (26 Crockford base32 characters, the first 0-7).
+pub(crate) fn ulid_value(b: &[u8]) -> Option<u128> {
+    if b.len() != 26 || !(b'0'..=b'7').contains(&b[0]) {
+        return None;
+    }
+    b.iter().try_fold(0u128, |value, &c| {
+        let digit = CROCKFORD_VALUE[usize::from(c)];
+        (digit != 0xFF).then(|| value << 5 | u128::from(digit))
+    })
+}
+
 /// `queue` and `handler_ref`: 1–240 characters, each of `[a-z0-9._-]`.
 pub fn is_name(s: &str) -> bool {
     (1..=240).contains(&s.len())

@@ -95,6 +95,9 @@ pub(crate) struct Clean {
     pub redrive_count: u64,
     /// The bytes of its `queue` (a name: no escapes).
     pub queue: (u32, u32),
+    /// How many attempt records it has, and the last one's `finished_at` in milliseconds.
+    pub attempts: u64,
+    pub last_finished: Option<i64>,
     /// The byte ranges of the values `redrive` rewrites: `status`, `attempt_count`,
     /// `redrive_count`, `next_attempt_at`, `lease_expires_at`, in that order.
     pub redrive_spans: [(u32, u32); 5],
@@ -230,6 +233,8 @@ struct History {
     /// The last attempt is in flight (`finished_at` null); only the last may be.
     last_in_flight: bool,
     last_outcome: Option<Outcome>,
+    /// The last attempt's `finished_at`, in milliseconds.
+    last_finished: Option<i64>,
     /// Every attempt's `duration_ms` is what version 2 requires.
     durations_v2: bool,
 }
@@ -331,6 +336,8 @@ impl Top {
             dead: self.status == Some(Status::Dead),
             redrive_count: self.redrive_count,
             queue: (self.queue.start, self.queue.end),
+            attempts: h.len,
+            last_finished: h.last_finished,
             redrive_spans: self.redrive_spans,
         })
     }
@@ -939,6 +946,7 @@ impl<'l> Walk<'l, '_> {
             previous = Some((a.no, a.started));
             h.len += 1;
             h.last_in_flight = a.finished.is_none();
+            h.last_finished = a.finished;
             h.last_outcome = a.outcome;
             h.durations_v2 &= a.duration_v2;
             self.fields.attempts.push(a.fields);

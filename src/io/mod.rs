@@ -12,4 +12,4 @@ pub use alias::{check_aliases, AliasError, Named, Stream};
 pub use decompress::{decompressed, sniff, Compression};
 pub use output::{commit_all, commit_all_then, OutputCompression, OutputFile};
 pub(crate) use temp::is_temporary_file_name;
-pub use temp::remove_live_temporary_files;
+pub use temp::{remove_live_temporary_files, SpillFile};

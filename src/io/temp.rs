@@ -210,3 +210,44 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// A scratch file in the system's temporary folder, removed when dropped (and by the signal
+/// handler, as every live temporary file): `dedupe` keeps standard input in one to read it
+/// twice.
+#[derive(Debug)]
+pub struct SpillFile {
+    path: PathBuf,
+    file: fs::File,
+}
+
+impl SpillFile {
+    /// Creates an empty one, readable and writable by this user only.
+    pub fn create() -> io::Result<Self> {
+        let path = fresh_name(&std::env::temp_dir());
+        let mut options = fs::OpenOptions::new();
+        options.read(true).write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(&path)?;
+        register(&path);
+        Ok(SpillFile { path, file })
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The open file, to write.
+    pub fn file(&mut self) -> &mut fs::File {
+        &mut self.file
+    }
+}
+
+impl Drop for SpillFile {
+    fn drop(&mut self) {
+        let mut live = live();
+        forget(&mut live, &self.path);
+        let _ = fs::remove_file(&self.path);
+    }
+}

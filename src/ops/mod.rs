@@ -1,6 +1,7 @@
 //! The commands' per-line work, as [`LineOperation`](crate::pipeline::LineOperation)s that the
 //! parallel pipeline applies: each command of the CLI supplies one.
 
+mod dedupe;
 mod fields;
 mod filter;
 mod migrate;
@@ -9,6 +10,7 @@ mod show;
 mod stats;
 mod validate;
 
+pub use dedupe::{DedupeOp, DedupeScan, DedupeWorker, History, Written};
 pub use filter::{FilterOp, FilterWorker, Glob, Predicates};
 pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use redrive::{

@@ -1,0 +1,330 @@
+//! `dedupe`: one copy per `id` (docs/cli.md#dedupe), the kept copies in input order and byte
+//! for byte, the dropped ones counted as filtered out (and written to `--dropped`).
+//!
+//! `--keep first` streams: the writer, which sees the lines in input order, keeps a copy when
+//! its ID is new. `--keep newest` reads the input twice: [`DedupeScan`] finds, for every ID,
+//! the copy with the most history, then [`DedupeOp`] keeps exactly those copies. Both passes
+//! number the valid lines in input order the same way, so the second knows the first's choice
+//! from a bit per line.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+use foldhash::fast::FixedState;
+
+use crate::envelope::formats::{parse_timestamp, ulid_value};
+use crate::envelope::{EnvelopeRules, SinglePass, Verdict};
+use crate::framing::LineKind;
+use crate::json::{Document, JsonParser};
+use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
+
+/// How much history a copy holds: `--keep newest` keeps the greatest, comparing
+/// `redrive_count`, then the number of attempts, then the last attempt's `finished_at` (an
+/// attempt in flight, or none, comes first), then the position (the later line wins).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct History {
+    redrive_count: u64,
+    attempts: u64,
+    last_finished: i64,
+}
+
+/// A valid line's ID (as its 128-bit value) and history.
+#[derive(Debug, Clone, Copy)]
+struct Sighting {
+    id: u128,
+    history: History,
+}
+
+/// A worker's reusable state, for both passes.
+#[derive(Debug, Default)]
+pub struct DedupeWorker {
+    parser: JsonParser,
+    verdict: Verdict,
+    single: SinglePass,
+}
+
+/// Judges a line; its ID and history when it is valid. The usual line is read by the single
+/// pass, any other from its tape; an invalid line's reasons are left in `w.verdict`.
+fn read_copy(
+    rules: &EnvelopeRules,
+    max_line_bytes: usize,
+    w: &mut DedupeWorker,
+    line: &crate::framing::Line<'_>,
+) -> Option<Sighting> {
+    w.verdict.clear();
+    if line.kind != LineKind::TooLong {
+        if let Some(clean) = rules.clean(&mut w.single, line.content) {
+            let (start, end) = w.single.fields().id;
+            let id = ulid_value(&line.content[start as usize..end as usize])?;
+            return Some(Sighting {
+                id,
+                history: History {
+                    redrive_count: clean.redrive_count,
+                    attempts: clean.attempts,
+                    last_finished: clean.last_finished.unwrap_or(i64::MIN),
+                },
+            });
+        }
+    }
+    let doc = super::judge(rules, &mut w.parser, line, max_line_bytes, &mut w.verdict)?;
+    if !w.verdict.is_valid() {
+        return None;
+    }
+    copy_from_tape(&doc)
+}
+
+fn copy_from_tape(doc: &Document<'_>) -> Option<Sighting> {
+    let root = doc.root();
+    let id = ulid_value(root.get("id")?.as_str()?.as_bytes())?;
+    let attempts = root.get("attempts")?;
+    let last_finished = attempts
+        .elements()
+        .last()
+        .and_then(|a| a.get("finished_at"))
+        .and_then(|f| f.as_str())
+        .and_then(parse_timestamp);
+    Some(Sighting {
+        id,
+        history: History {
+            redrive_count: u64::try_from(root.get("redrive_count")?.as_integer()?).ok()?,
+            attempts: attempts.elements().count() as u64,
+            last_finished: last_finished.unwrap_or(i64::MIN),
+        },
+    })
+}
+
+/// The first pass of `--keep newest`: for every ID, which valid line (by its number among the
+/// valid lines, in input order) holds the copy with the most history. Writes nothing.
+#[derive(Debug)]
+pub struct DedupeScan {
+    rules: EnvelopeRules,
+    max_line_bytes: usize,
+    best: Mutex<Scan>,
+}
+
+#[derive(Debug, Default)]
+struct Scan {
+    /// Valid lines seen so far.
+    valid: u64,
+    /// For every ID, the best copy's history and valid-line number.
+    best: HashMap<u128, (History, u64), FixedState>,
+}
+
+impl DedupeScan {
+    /// A first pass judging lines by `rules`, lines over `max_line_bytes` being too long.
+    pub fn new(rules: EnvelopeRules, max_line_bytes: usize) -> Self {
+        DedupeScan {
+            rules,
+            max_line_bytes,
+            best: Mutex::default(),
+        }
+    }
+
+    /// The copies to keep: bit `k` is set when the k-th valid line is one.
+    pub fn kept(self) -> Vec<u64> {
+        let scan = self.best.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut kept = vec![0u64; scan.valid.div_ceil(64) as usize];
+        for (_, number) in scan.best.into_values() {
+            kept[(number / 64) as usize] |= 1 << (number % 64);
+        }
+        kept
+    }
+}
+
+impl LineOperation for DedupeScan {
+    type Worker = DedupeWorker;
+    /// The chunk's valid lines' copies, in order.
+    type Tally = Vec<(u128, History)>;
+
+    fn worker(&self) -> DedupeWorker {
+        DedupeWorker::default()
+    }
+
+    fn apply(
+        &self,
+        w: &mut DedupeWorker,
+        line: SourceLine<'_>,
+        out: &mut ChunkOutput<Self::Tally>,
+    ) -> Action {
+        match read_copy(&self.rules, self.max_line_bytes, w, &line.line) {
+            Some(copy) => {
+                out.tally.push((copy.id, copy.history));
+                Action::FilterOut
+            }
+            None => Action::Reject,
+        }
+    }
+
+    fn merge_tally(&self, tally: &mut Self::Tally) {
+        let mut scan = self.best.lock().unwrap_or_else(|e| e.into_inner());
+        for (id, history) in tally.drain(..) {
+            let number = scan.valid;
+            scan.valid += 1;
+            scan.best
+                .entry(id)
+                .and_modify(|best| *best = (*best).max((history, number)))
+                .or_insert((history, number));
+        }
+    }
+}
+
+/// Which copy of an ID `dedupe` keeps.
+#[derive(Debug)]
+enum Keeping {
+    /// The first in input order: the IDs seen so far.
+    First(Mutex<HashSet<u128, FixedState>>),
+    /// The ones [`DedupeScan`] chose, by valid-line number, and how many valid lines came
+    /// before the chunk being settled.
+    Chosen { kept: Vec<u64>, valid: Mutex<u64> },
+}
+
+/// The `dedupe` operation: kept copies to the primary output, dropped ones to the secondary
+/// (`--dropped`), invalid lines to the rejects.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct DedupeOp {
+    rules: EnvelopeRules,
+    keeping: Keeping,
+    /// Write the dropped copies to the secondary output.
+    pub write_dropped: bool,
+    /// Write reject records.
+    pub write_rejects: bool,
+    /// The reader cap, for the `LINE_TOO_LONG` message.
+    pub max_line_bytes: usize,
+}
+
+impl DedupeOp {
+    /// `--keep first`: keeps the first copy of every ID, streaming.
+    pub fn keep_first(rules: EnvelopeRules) -> Self {
+        Self::with(rules, Keeping::First(Mutex::default()))
+    }
+
+    /// Keeps the copies `scan` chose (its [`DedupeScan::kept`]), for the same input read
+    /// again under the same rules.
+    pub fn keep_chosen(rules: EnvelopeRules, kept: Vec<u64>) -> Self {
+        Self::with(
+            rules,
+            Keeping::Chosen {
+                kept,
+                valid: Mutex::new(0),
+            },
+        )
+    }
+
+    fn with(rules: EnvelopeRules, keeping: Keeping) -> Self {
+        DedupeOp {
+            rules,
+            keeping,
+            write_dropped: false,
+            write_rejects: false,
+            max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+}
+
+/// A valid line written to the primary output, for the writer to keep or drop.
+#[derive(Debug, Clone, Copy)]
+pub struct Written {
+    id: u128,
+    start: usize,
+    end: usize,
+}
+
+impl LineOperation for DedupeOp {
+    type Worker = DedupeWorker;
+    type Tally = Vec<Written>;
+
+    fn worker(&self) -> DedupeWorker {
+        DedupeWorker::default()
+    }
+
+    fn apply(
+        &self,
+        w: &mut DedupeWorker,
+        line: SourceLine<'_>,
+        out: &mut ChunkOutput<Self::Tally>,
+    ) -> Action {
+        let SourceLine { source, line } = line;
+        let Some(copy) = read_copy(&self.rules, self.max_line_bytes, w, &line) else {
+            let at = super::position(source, &line);
+            return super::reject(&w.verdict, at, &line, out, self.write_rejects);
+        };
+        // Kept until the writer, which alone knows the copies before it, says otherwise.
+        let start = out.primary.len();
+        out.primary.extend_from_slice(line.content);
+        out.primary.push(b'\n');
+        let end = out.primary.len();
+        out.summary.tally_warnings(&w.verdict.warnings);
+        out.tally.push(Written {
+            id: copy.id,
+            start,
+            end,
+        });
+        Action::Emit
+    }
+
+    fn settle(&self, out: &mut ChunkOutput<Self::Tally>) {
+        let mut kept_to = 0;
+        let mut dropped = 0;
+        let decide = |id: u128| match &self.keeping {
+            Keeping::First(seen) => seen.lock().unwrap_or_else(|e| e.into_inner()).insert(id),
+            Keeping::Chosen { kept, valid } => {
+                let mut valid = valid.lock().unwrap_or_else(|e| e.into_inner());
+                let k = *valid;
+                *valid += 1;
+                kept.get((k / 64) as usize)
+                    .is_some_and(|bits| bits >> (k % 64) & 1 == 1)
+            }
+        };
+        // The kept lines move up over the dropped ones, in order.
+        for written in out.tally.drain(..) {
+            if decide(written.id) {
+                out.primary.copy_within(written.start..written.end, kept_to);
+                kept_to += written.end - written.start;
+            } else {
+                dropped += 1;
+                if self.write_dropped {
+                    let line = &out.primary[written.start..written.end];
+                    out.secondary.extend_from_slice(line);
+                }
+            }
+        }
+        out.primary.truncate(kept_to);
+        out.summary.emitted -= dropped;
+        out.summary.filtered_out += dropped;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::RuleOptions;
+
+    /// The single pass and the tape read the same ID and history from every valid gen line.
+    #[test]
+    fn the_single_pass_reads_copies_as_the_tape_does() {
+        let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
+        let mut w = DedupeWorker::default();
+        let mut fast = 0;
+        for version in [1, 2] {
+            for content in crate::gen::test_lines(3, version, 0.1, 1500) {
+                if rules.clean(&mut w.single, &content).is_none() {
+                    continue;
+                }
+                fast += 1;
+                let line = crate::framing::Line {
+                    number: 1,
+                    offset: 0,
+                    content: &content,
+                    len: content.len() as u64,
+                    kind: LineKind::Content,
+                };
+                let by_pass = read_copy(&rules, usize::MAX, &mut w, &line).unwrap();
+                let doc = w.parser.parse(&content, &mut Vec::new()).unwrap();
+                let by_tape = copy_from_tape(&doc).unwrap();
+                assert_eq!((by_pass.id, by_pass.history), (by_tape.id, by_tape.history));
+            }
+        }
+        assert!(fast > 2000, "{fast}");
+    }
+}
