@@ -13,6 +13,7 @@ mod panic_hook;
 mod progress;
 mod redrive;
 mod run;
+mod sample;
 mod schema;
 mod show;
 mod signals;
@@ -76,6 +77,15 @@ enum Command {
     /// written to --dropped. Exit status: 0 when no line was rejected, 1 when some line was,
     /// 2 when the run could not complete.
     Dedupe(dedupe::DedupeArgs),
+
+    /// Keep a uniform random sample of N valid lines (N per queue with --by queue), in input
+    /// order.
+    ///
+    /// Reservoir sampling: every valid line has the same chance, memory holds N lines, and the
+    /// same --seed gives the same sample for any -j. The other valid lines are filtered out in
+    /// the summary; invalid lines go to --rejects. Exit status: 0 when no line was rejected, 1
+    /// when some line was, 2 when the run could not complete.
+    Sample(sample::SampleArgs),
 
     /// Write the valid lines that match every predicate, byte-identical to the input.
     ///
@@ -195,6 +205,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Migrate(args) => migrate::run(args),
         Command::Redrive(args) => redrive::run(args),
         Command::Dedupe(args) => dedupe::run(args),
+        Command::Sample(args) => sample::run(args),
         Command::Filter(args) => filter::run(*args),
         Command::Stats(args) => stats::run(args),
         Command::Show(args) => show::run(args),

@@ -6,6 +6,7 @@ mod fields;
 mod filter;
 mod migrate;
 mod redrive;
+mod sample;
 mod show;
 mod stats;
 mod validate;
@@ -16,6 +17,7 @@ pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use redrive::{
     InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveReport, RedriveTally, RedriveWorker,
 };
+pub use sample::{SampleOp, SampleTally, SampleWorker};
 pub use show::{ShowOp, ShowPayload, ShowWorker};
 pub use stats::{
     Bucket, CreatedRange, Day, ErrorType, Group, GroupBy, Stats, StatsOp, StatsReport, StatsWorker,
