@@ -241,9 +241,11 @@ mod tests {
             .flat_map(|l| l.iter().chain(b"\n"))
             .copied()
             .collect();
-        let mut options = PipelineOptions::default();
-        options.jobs = jobs;
-        options.chunk_bytes = 1;
+        let options = PipelineOptions {
+            jobs,
+            chunk_bytes: 1,
+            ..PipelineOptions::default()
+        };
         let sources = vec![Source::Reader {
             name: "t".into(),
             reader: Box::new(std::io::Cursor::new(input)),
