@@ -32,9 +32,12 @@ fn input() -> Vec<u8> {
     (front.join("\n") + "\n").into_bytes()
 }
 
+/// id, redrive_count, attempts, last finished_at.
+type Key = (String, u64, u64, String);
+
 /// jq's view of each line: id, redrive_count, the number of attempts, the last finished_at
 /// (an empty string when in flight or without attempts), or nothing for an invalid line.
-fn keys(input: &[u8]) -> Option<Vec<Option<(String, u64, u64, String)>>> {
+fn keys(input: &[u8]) -> Option<Vec<Option<Key>>> {
     let filter = r#"if has("id") then [.id, .redrive_count, (.attempts|length), (.attempts[-1].finished_at // "")] else null end"#;
     let mut jq = Command::new("jq")
         .args(["-c", filter])
@@ -77,7 +80,7 @@ fn expected(input: &[u8], newest: bool) -> Option<(Vec<String>, Vec<String>)> {
             continue;
         };
         // Timestamps of one form compare as text; "" (none) comes first.
-        let rank = |k: &(String, u64, u64, String), i: usize| (k.1, k.2, k.3.clone(), i);
+        let rank = |k: &Key, i: usize| (k.1, k.2, k.3.clone(), i);
         best.entry(id)
             .and_modify(|b| {
                 let current = keys[*b].as_ref().unwrap();
