@@ -3,19 +3,25 @@
 
 mod fields;
 mod filter;
+mod fingerprint;
+mod jq;
 mod migrate;
 mod redrive;
 mod show;
 mod stats;
 mod validate;
 
-pub use filter::{FilterOp, FilterWorker, Glob, Predicates};
+pub use filter::{
+    FilterNotes, FilterOp, FilterTally, FilterWorker, Glob, LimitedLines, Predicates,
+};
+pub use fingerprint::{normalise, Fingerprint, FINGERPRINT_VERSION};
+pub use jq::{Where, WhereError, WhereVerdict};
 pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use redrive::{InvalidTimestamp, RedriveOp, RedriveWorker};
 pub use show::{ShowOp, ShowPayload, ShowWorker};
 pub use stats::{
-    Bucket, CreatedRange, Day, ErrorType, Group, GroupBy, Stats, StatsOp, StatsReport, StatsWorker,
-    IN_FLIGHT, MAX_KEYS, NO_ATTEMPTS,
+    Bucket, CreatedRange, Day, ErrorType, FingerprintGroup, Group, GroupBy, QueueCount, Stats,
+    StatsOp, StatsReport, StatsWorker, IN_FLIGHT, MAX_KEYS, NO_ATTEMPTS,
 };
 pub use validate::{ReportFormat, ValidateOp, ValidateWorker};
 
