@@ -4,10 +4,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 
-use rdq_envelope::envelope::formats::push_timestamp;
 use rdq_envelope::ops::RedriveOp;
 use rdq_envelope::EnvelopeRules;
 
+use super::time::{self, envelope_form};
 use super::{run, InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
@@ -18,7 +18,8 @@ pub struct RedriveArgs {
     #[command(flatten)]
     output: OutputArgs,
 
-    /// When the redriven tasks are due again (next_attempt_at), as YYYY-MM-DDTHH:MM:SS.mmmZ.
+    /// When the redriven tasks are due again (next_attempt_at): 2024-05-01T12:00:00.000Z,
+    /// 2024-05-01 (midnight UTC), RFC 3339 with any offset, or 2h, 3d, 90m (before now).
     #[arg(long, value_name = "TS", conflicts_with = "now")]
     at: Option<String>,
 
@@ -29,14 +30,12 @@ pub struct RedriveArgs {
 
 pub fn run(args: RedriveArgs) -> anyhow::Result<Outcome> {
     let at = match &args.at {
-        Some(at) => at.clone(),
+        Some(at) => envelope_form(time::parse("--at", at, jiff::Timestamp::now())?),
         None => {
             let ms = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as i64);
-            let mut text = Vec::with_capacity(24);
-            push_timestamp(&mut text, ms);
-            String::from_utf8(text).expect("a timestamp is ASCII")
+            envelope_form(ms)
         }
     };
     let options = args.input.rule_options();

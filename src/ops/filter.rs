@@ -282,7 +282,7 @@ pub struct FilterOp {
     pub max_line_bytes: usize,
     /// `--limit`: emit at most this many lines, the first ones, and stop reading soon after.
     /// The pipeline's writer may be handed a few lines past the limit (workers decide ahead
-    /// of it): write the output through [`FilterOp::limited`] and settle the books with
+    /// of it): write the output through [`LimitedLines`] and settle the books with
     /// [`FilterOp::settle`].
     pub limit: Option<u64>,
     /// Lines emitted by the chunks merged so far (in input order).
@@ -355,7 +355,7 @@ impl FilterOp {
     }
 
     /// Settles the books after a run: with a limit, the lines emitted past it (which
-    /// [`FilterOp::limited`] kept out of the output) count as filtered out. Returns what the
+    /// [`LimitedLines`] kept out of the output) count as filtered out. Returns what the
     /// summary adds.
     pub fn settle(&self, books: &mut crate::pipeline::Summary) -> FilterNotes {
         let mut notes = FilterNotes {
@@ -373,23 +373,24 @@ impl FilterOp {
         }
         notes
     }
-
-    /// The primary output, passing only the first [`FilterOp::limit`] lines (all of them
-    /// without a limit).
-    pub fn limited<W: std::io::Write>(&self, out: W) -> LimitedLines<W> {
-        LimitedLines {
-            out,
-            left: self.limit.unwrap_or(u64::MAX),
-        }
-    }
 }
 
-/// A writer that passes on the first lines it is given and drops the rest (see
-/// [`FilterOp::limited`]).
+/// A writer that passes on the first lines it is given and drops the rest: `filter`'s
+/// primary output under a `--limit` ([`FilterOp::limit`]).
 #[derive(Debug)]
 pub struct LimitedLines<W> {
     out: W,
     left: u64,
+}
+
+impl<W> LimitedLines<W> {
+    /// `out`, taking at most `lines` lines (every line with `None`).
+    pub fn new(out: W, lines: Option<u64>) -> Self {
+        LimitedLines {
+            out,
+            left: lines.unwrap_or(u64::MAX),
+        }
+    }
 }
 
 impl<W: std::io::Write> std::io::Write for LimitedLines<W> {
