@@ -289,7 +289,7 @@ pub fn run(args: FilterArgs) -> anyhow::Result<Outcome> {
         if notes.limit_reached == Some(true) {
             let limit = op.limit.unwrap_or_default();
             human.push_str(&format!(
-                ", stopped at --limit {limit} (the rest of the input was not read)"
+                ", --limit {limit} reached (later lines left out, reading stopped early)"
             ));
         }
         run::Notes {
