@@ -7,7 +7,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use super::fields::{EnvelopeView, RangeView, TapeView};
-use super::fingerprint::{normalise, Fingerprint};
+use super::fingerprint::{Fingerprint, Fingerprinter};
 use super::jq::{Where, WhereVerdict};
 use crate::envelope::formats::parse_timestamp;
 use crate::envelope::{EnvelopeRules, SinglePass, Top, Verdict};
@@ -118,7 +118,7 @@ pub struct Predicates {
 struct Scratch {
     payload: Vec<u8>,
     decoded: String,
-    template: String,
+    fingerprinter: Fingerprinter,
 }
 
 impl Predicates {
@@ -232,9 +232,7 @@ impl Predicates {
             let Some((error, _)) = envelope.last_error() else {
                 return false;
             };
-            let message = error.message.decode(&mut scratch.decoded);
-            normalise(message, &mut scratch.template);
-            let fingerprint = Fingerprint::of_template(error.kind, &scratch.template);
+            let (fingerprint, _) = scratch.fingerprinter.fingerprint(error.kind, error.message);
             if !self.fingerprint.contains(&fingerprint) {
                 return false;
             }

@@ -12,8 +12,11 @@
 //! [`FINGERPRINT_VERSION`] and say so in docs/cli.md.
 
 use std::fmt;
+use std::hash::BuildHasher;
 
 use sha2::{Digest, Sha256};
+
+use super::fields::Text;
 
 /// The version of the algorithm below, as docs/cli.md#fingerprints describes it.
 pub const FINGERPRINT_VERSION: u32 = 1;
@@ -84,6 +87,69 @@ impl fmt::Display for Fingerprint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The digits are ASCII.
         f.write_str(std::str::from_utf8(&self.hex()).unwrap_or_default())
+    }
+}
+
+/// How many messages a [`Fingerprinter`] remembers, and the longest it remembers: DLQ exports
+/// repeat the same messages, and the cache stays small whatever the messages are.
+const CACHE_SLOTS: usize = 64;
+const CACHE_MESSAGE_BYTES: usize = 512;
+
+/// Fingerprints errors for one worker, remembering the last few messages (direct-mapped by a
+/// hash of the type and the message's text): a message seen again costs a hash and a compare
+/// instead of a scan and a SHA-256. Allocates only while its slots grow to their largest.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Fingerprinter {
+    slots: Vec<Slot>,
+    decoded: String,
+    /// The template of a message too long to remember.
+    template: String,
+}
+
+#[derive(Debug, Default, Clone)]
+struct Slot {
+    kind: String,
+    /// `message` is a JSON string's content with its escapes, not text.
+    escaped: bool,
+    message: String,
+    fingerprint: Option<Fingerprint>,
+    template: String,
+}
+
+impl Fingerprinter {
+    /// The fingerprint and template of an error of type `kind` and message `message`.
+    pub(crate) fn fingerprint(&mut self, kind: &str, message: Text<'_>) -> (Fingerprint, &str) {
+        let (escaped, raw) = match message {
+            Text::Plain(text) => (false, text),
+            Text::Escaped(raw) => (true, raw),
+        };
+        if raw.len() > CACHE_MESSAGE_BYTES {
+            normalise(message.decode(&mut self.decoded), &mut self.template);
+            return (
+                Fingerprint::of_template(kind, &self.template),
+                &self.template,
+            );
+        }
+        if self.slots.is_empty() {
+            self.slots.resize_with(CACHE_SLOTS, Slot::default);
+        }
+        let hash = foldhash::fast::FixedState::with_seed(19).hash_one((kind, escaped, raw));
+        let slot = &mut self.slots[hash as usize % CACHE_SLOTS];
+        let hit = slot.fingerprint.is_some()
+            && slot.escaped == escaped
+            && slot.kind == kind
+            && slot.message == raw;
+        if !hit {
+            normalise(message.decode(&mut self.decoded), &mut slot.template);
+            slot.fingerprint = Some(Fingerprint::of_template(kind, &slot.template));
+            slot.kind.clear();
+            slot.kind.push_str(kind);
+            slot.message.clear();
+            slot.message.push_str(raw);
+            slot.escaped = escaped;
+        }
+        let fingerprint = slot.fingerprint.unwrap_or(Fingerprint([0; 6]));
+        (fingerprint, &slot.template)
     }
 }
 

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use super::fields::{EnvelopeView, RangeView, TapeView};
-use super::fingerprint::{normalise, Fingerprint};
+use super::fingerprint::{Fingerprint, Fingerprinter};
 use crate::diagnostic::cut_text;
 use crate::envelope::formats::{parse_timestamp, push_timestamp, timestamp_bytes};
 use crate::envelope::{EnvelopeRules, SinglePass, Top, Verdict};
@@ -218,8 +218,7 @@ fn min_max(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
 /// Buffers reused from envelope to envelope by `--by fingerprint`.
 #[derive(Debug, Default, Clone)]
 struct Scratch {
-    decoded: String,
-    template: String,
+    fingerprinter: Fingerprinter,
     /// A (fingerprint, queue) key of [`Stats::group_queues`].
     pair: String,
 }
@@ -347,18 +346,18 @@ impl Stats {
     fn add_triage<'a>(&mut self, envelope: &impl EnvelopeView<'a>) -> Option<Fingerprint> {
         let scratch = &mut self.scratch;
         let last = envelope.last_error();
-        let fingerprint = last.map(|(error, _)| {
-            normalise(
-                error.message.decode(&mut scratch.decoded),
-                &mut scratch.template,
-            );
-            Fingerprint::of_template(error.kind, &scratch.template)
-        });
+        let (fingerprint, template) = match last {
+            Some((error, _)) => {
+                let (f, template) = scratch.fingerprinter.fingerprint(error.kind, error.message);
+                (Some(f), template)
+            }
+            None => (None, ""),
+        };
         let triage = self.triage.entry(fingerprint);
         if let Some((error, seen)) = last {
             if triage.error_type.is_empty() {
                 triage.error_type = cut_text(error.kind, MAX_KEY_BYTES).into_owned();
-                triage.template = cut_text(&scratch.template, MAX_KEY_BYTES).into_owned();
+                triage.template = cut_text(template, MAX_KEY_BYTES).into_owned();
             }
             triage.seen = min_max(triage.seen, Some((seen, seen)));
         }
