@@ -636,6 +636,21 @@ mod single_pass_tests {
         all
     }
 
+    /// What the triage predicates read of an envelope: every error (its message decoded), the
+    /// last error and when it was seen, the last attempt's end.
+    type Facts = (Vec<(String, String)>, Option<(String, i64)>, Option<i64>);
+    fn facts<'a>(view: &impl EnvelopeView<'a>) -> Facts {
+        let mut scratch = String::new();
+        let errors = view
+            .errors()
+            .map(|e| (e.kind.to_owned(), e.message.decode(&mut scratch).to_owned()))
+            .collect();
+        let last = view
+            .last_error()
+            .map(|(e, seen)| (e.message.decode(&mut scratch).to_owned(), seen));
+        (errors, last, view.last_finished_at())
+    }
+
     /// On every line the single pass reads, every predicate matches as it does on the tape.
     #[test]
     fn predicates_match_the_same_on_the_ranges_and_on_the_tape() {
@@ -660,6 +675,12 @@ mod single_pass_tests {
                     line: &line,
                     fields,
                 };
+                assert_eq!(
+                    facts(&tape),
+                    facts(&ranges),
+                    "{}",
+                    String::from_utf8_lossy(&line)
+                );
                 for p in predicates_for(&tape) {
                     let on_tape = p.matches(&tape, clean.version, &mut w.scratch);
                     let on_ranges = p.matches(&ranges, clean.version, &mut w.scratch);

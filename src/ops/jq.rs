@@ -414,7 +414,7 @@ fn value_end(json: &[u8], at: usize) -> Option<usize> {
                     }
                     b'{' | b'[' => depth += 1,
                     b'}' | b']' => {
-                        depth -= 1;
+                        depth = depth.checked_sub(1)?;
                         if depth == 0 {
                             return Some(i + 1);
                         }
