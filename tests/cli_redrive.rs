@@ -79,14 +79,32 @@ fn now_is_the_default_and_at_must_be_a_timestamp() {
         "{next}"
     );
     for bad in [
-        &["redrive", "--at", "2026-05-01"][..],
-        &["redrive", "--at", "2026-05-01T12:00:00Z"],
+        &["redrive", "--at", "2026-05-32"][..],
+        &["redrive", "--at", "2026-05-01T12:00:00"],
+        &["redrive", "--at", "soon"],
         &["redrive", "--at", AT, "--now"],
     ] {
         let out = run(bad, b"");
         assert_eq!(out.status.code(), Some(2), "{bad:?}");
         assert!(!stderr(&out).is_empty());
     }
+}
+
+#[test]
+fn at_takes_a_date_rfc_3339_and_a_duration_before_now() {
+    for (at, want) in [
+        ("2026-05-01", "2026-05-01T00:00:00.000Z"),
+        ("2026-05-01T14:00:00+02:00", "2026-05-01T12:00:00.000Z"),
+        ("2026-05-01T12:00:00.5Z", "2026-05-01T12:00:00.500Z"),
+    ] {
+        let out = run(&["redrive", "-q", "--at", at], dead().as_bytes());
+        let line: Value = serde_json::from_str(stdout(&out).trim_end()).unwrap();
+        assert_eq!(line["next_attempt_at"], want, "--at {at}");
+    }
+    let out = run(&["redrive", "-q", "--at", "3d"], dead().as_bytes());
+    let line: Value = serde_json::from_str(stdout(&out).trim_end()).unwrap();
+    let next = line["next_attempt_at"].as_str().unwrap();
+    assert!(next.starts_with("20") && next.len() == 24, "{next}");
 }
 
 #[test]

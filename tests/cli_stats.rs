@@ -301,3 +301,125 @@ fn usage_errors_exit_2() {
     assert_eq!(report["envelopes"], 0);
     assert_eq!(report["created_at"], Value::Null);
 }
+
+/// What `--by fingerprint` should say of one group, computed line by line.
+#[derive(Default)]
+struct Expected {
+    count: u64,
+    kind: Option<String>,
+    template: Option<String>,
+    seen: Option<(String, String)>,
+    queues: HashMap<String, u64>,
+    ids: Vec<String>,
+}
+
+#[test]
+fn fingerprint_groups_match_a_per_line_computation_for_any_worker_count() {
+    use rdq_envelope::ops::{normalise, Fingerprint};
+    // Several pipeline chunks, so that the workers' tallies are merged.
+    let args = [
+        "gen",
+        "--count",
+        "3000",
+        "--seed",
+        "19",
+        "--invalid-rate",
+        "0.02",
+    ];
+    let input = run(&args, b"").stdout;
+    let mut parser = JsonParser::new();
+    let mut scratch = Vec::new();
+    let mut groups: BTreeMap<Option<String>, Expected> = BTreeMap::new();
+    for line in common::valid_lines(&input) {
+        let doc = parser.parse(line.as_bytes(), &mut scratch).unwrap();
+        let root = doc.root();
+        let text = |v: Option<JsonValue<'_>>| v.and_then(|v| v.as_str()).map(str::to_owned);
+        let last = root
+            .get("attempts")
+            .unwrap()
+            .elements()
+            .filter(|a| a.get("error").and_then(|e| e.get("type")).is_some())
+            .last();
+        let mut template = String::new();
+        let (key, kind, seen) = match last {
+            None => (None, None, None),
+            Some(a) => {
+                let error = a.get("error").unwrap();
+                let kind = text(error.get("type")).unwrap();
+                normalise(&text(error.get("message")).unwrap(), &mut template);
+                let seen = text(a.get("finished_at")).or_else(|| text(a.get("started_at")));
+                let key = Fingerprint::of_template(&kind, &template).to_string();
+                (Some(key), Some(kind), seen)
+            }
+        };
+        let g = groups.entry(key).or_default();
+        g.count += 1;
+        g.kind = kind;
+        // The report cuts a template past 256 bytes, as it cuts every key.
+        if template.len() > 256 {
+            let mut cut = 256;
+            while !template.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            template = format!("{}…(+{} bytes)", &template[..cut], template.len() - cut);
+        }
+        g.template = g.kind.as_ref().map(|_| template);
+        if let Some(seen) = seen {
+            g.seen = Some(match g.seen.take() {
+                None => (seen.clone(), seen),
+                Some((first, last)) => (first.min(seen.clone()), last.max(seen)),
+            });
+        }
+        *g.queues
+            .entry(text(root.get("queue")).unwrap())
+            .or_default() += 1;
+        if g.ids.len() < 3 {
+            g.ids.push(text(root.get("id")).unwrap());
+        }
+    }
+    assert!(groups.len() > 10 && groups.contains_key(&None));
+    let mut first = None;
+    for jobs in ["1", "2", "3", "8"] {
+        let report = stats_json(&["--by", "fingerprint", "-j", jobs], &input);
+        let got = report["groups"].as_array().unwrap();
+        assert_eq!(got.len(), groups.len(), "-j {jobs}");
+        for pair in got.windows(2) {
+            assert!(pair[0]["count"].as_u64() >= pair[1]["count"].as_u64());
+        }
+        for group in got {
+            let key = group["key"].as_str().map(str::to_owned);
+            let want = &groups[&key];
+            let mut queues: Vec<(String, u64)> = ranked(want.queues.clone());
+            queues.truncate(3);
+            let queues: Vec<Value> = queues
+                .into_iter()
+                .map(|(queue, count)| json!({"queue": queue, "count": count}))
+                .collect();
+            let expected = json!({
+                "key": key,
+                "count": want.count,
+                "type": want.kind,
+                "template": want.template,
+                "first_seen": want.seen.as_ref().map(|s| &s.0),
+                "last_seen": want.seen.as_ref().map(|s| &s.1),
+                "top_queues": queues,
+                "sample_ids": want.ids,
+            });
+            assert_eq!(group, &expected, "-j {jobs}");
+        }
+        match &first {
+            None => first = Some(report),
+            Some(one) => assert_eq!(one, &report, "-j {jobs}"),
+        }
+    }
+    // The table: each group's count, fingerprint, type and template.
+    let out = run(&["stats", "-q", "--by", "fingerprint"], &input);
+    let table = stdout(&out);
+    let (key, biggest) = groups
+        .iter()
+        .filter(|(k, _)| k.is_some())
+        .max_by_key(|(_, g)| g.count)
+        .unwrap();
+    assert!(table.contains(key.as_deref().unwrap()), "{table}");
+    assert!(table.contains(biggest.kind.as_deref().unwrap()), "{table}");
+}

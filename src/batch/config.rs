@@ -127,10 +127,25 @@ pub struct FilterConfig {
     pub last_error_type: BTreeSet<String>,
     /// `--outcome` values.
     pub outcome: BTreeSet<String>,
-    /// `--since`, as given.
+    /// `--since`, as the time it named (`YYYY-MM-DDTHH:MM:SS.mmmZ`).
     pub since: Option<String>,
-    /// `--until`, as given.
+    /// `--until`, as the time it named.
     pub until: Option<String>,
+    /// `--failed-since`, as the time it named.
+    #[serde(default)]
+    pub failed_since: Option<String>,
+    /// `--failed-until`, as the time it named.
+    #[serde(default)]
+    pub failed_until: Option<String>,
+    /// `--fingerprint` values, lower-case.
+    #[serde(default)]
+    pub fingerprint: BTreeSet<String>,
+    /// `--error-message` patterns.
+    #[serde(default)]
+    pub error_message: BTreeSet<String>,
+    /// `--where`.
+    #[serde(default, rename = "where")]
+    pub where_expr: Option<String>,
     /// `--id` values.
     pub id: BTreeSet<String>,
     /// `--header KEY=GLOB` pairs (each must hold).

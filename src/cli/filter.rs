@@ -4,10 +4,11 @@ use anyhow::bail;
 use clap::Args;
 
 use rdq_envelope::batch::{Command, FilterConfig};
-use rdq_envelope::envelope::formats::{parse_timestamp, ulid_time_ms};
-use rdq_envelope::ops::{FilterOp, Glob, Predicates};
+use rdq_envelope::envelope::formats::ulid_time_ms;
+use rdq_envelope::ops::{FilterOp, Fingerprint, Glob, Predicates, Where};
 use rdq_envelope::EnvelopeRules;
 
+use super::time::{envelope_form, parse_opt};
 use super::{run, InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
@@ -43,13 +44,39 @@ pub struct FilterArgs {
     #[arg(long, value_name = "O")]
     outcome: Vec<String>,
 
-    /// created_at is at or after TS (YYYY-MM-DDTHH:MM:SS.mmmZ).
+    /// created_at is at or after TS: 2024-05-01T12:00:00.000Z, 2024-05-01 (midnight UTC),
+    /// RFC 3339 with any offset, or 2h, 3d, 90m (that long before now).
     #[arg(long, value_name = "TS")]
     since: Option<String>,
 
-    /// created_at is before TS.
+    /// created_at is before TS (any form --since takes).
     #[arg(long, value_name = "TS")]
     until: Option<String>,
+
+    /// The last attempt's finished_at is at or after TS (any form --since takes).
+    #[arg(long, value_name = "TS")]
+    failed_since: Option<String>,
+
+    /// The last attempt's finished_at is before TS.
+    #[arg(long, value_name = "TS")]
+    failed_until: Option<String>,
+
+    /// The last error's fingerprint (stats --by fingerprint) is HEX (repeatable).
+    #[arg(long, value_name = "HEX")]
+    fingerprint: Vec<String>,
+
+    /// Some attempt's error.message matches REGEX, unanchored, like grep -E (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    error_message: Vec<String>,
+
+    /// A jq expression: keep the envelope when its first output is neither false nor null,
+    /// as jq 'select(EXPR)' does. Runs only on the lines the other predicates kept.
+    #[arg(long = "where", value_name = "EXPR")]
+    where_expr: Option<String>,
+
+    /// Stop after N matching lines (the rest of the input is not read).
+    #[arg(long, value_name = "N")]
+    limit: Option<u64>,
 
     /// The id is exactly ID (repeatable).
     #[arg(long, value_name = "ID")]
@@ -92,18 +119,6 @@ const OUTCOMES: [&str; 4] = [
     "PERMANENT_FAILURE",
     "LEASE_EXPIRED",
 ];
-
-fn time(flag: &str, value: &Option<String>) -> anyhow::Result<Option<i64>> {
-    match value {
-        None => Ok(None),
-        Some(text) => match parse_timestamp(text) {
-            Some(ms) => Ok(Some(ms)),
-            None => {
-                bail!("{flag} {text:?}: expected a UTC timestamp such as 2026-05-01T12:00:00.000Z")
-            }
-        },
-    }
-}
 
 /// A `--queue` or `--handler` glob that some valid name can match.
 fn name_glob(flag: &str, glob: &str) -> anyhow::Result<()> {
@@ -179,17 +194,42 @@ fn predicates(args: &FilterArgs) -> anyhow::Result<Predicates> {
         }
         header.push((key.to_owned(), Glob::new(glob)));
     }
-    let since = time("--since", &args.since)?;
-    let until = time("--until", &args.until)?;
-    if let (Some(since), Some(until)) = (since, until) {
-        if since >= until {
-            bail!(
-                "--since {} is not before --until {} (the range is half-open), so no envelope would match",
-                args.since.as_deref().unwrap_or_default(),
-                args.until.as_deref().unwrap_or_default()
-            );
+    let [since, until, failed_since, failed_until] = times(args)?;
+    for (flags, from, to) in [
+        (("--since", "--until"), since, until),
+        (
+            ("--failed-since", "--failed-until"),
+            failed_since,
+            failed_until,
+        ),
+    ] {
+        if let (Some(from), Some(to)) = (from, to) {
+            if from >= to {
+                bail!(
+                    "{} {} is not before {} {} (the range is half-open), so no envelope would match",
+                    flags.0,
+                    envelope_form(from),
+                    flags.1,
+                    envelope_form(to)
+                );
+            }
         }
     }
+    let mut fingerprint = Vec::new();
+    for hex in &args.fingerprint {
+        match Fingerprint::parse(hex) {
+            Some(f) => fingerprint.push(f),
+            None => bail!("--fingerprint {hex:?}: expected 12 hex digits, as stats --by fingerprint shows them"),
+        }
+    }
+    let mut error_message = Vec::new();
+    for pattern in &args.error_message {
+        match regex::Regex::new(pattern) {
+            Ok(r) => error_message.push(r),
+            Err(e) => bail!("--error-message {pattern:?}: {e}"),
+        }
+    }
+    let where_expr = args.where_expr.as_deref().map(Where::new).transpose()?;
     if let (Some(min), Some(max)) = (args.min_attempts, args.max_attempts) {
         if min > max {
             bail!("--min-attempts {min} is over --max-attempts {max}, so no envelope would match");
@@ -216,7 +256,22 @@ fn predicates(args: &FilterArgs) -> anyhow::Result<Predicates> {
     p.max_attempts = args.max_attempts;
     p.min_redrives = args.min_redrives;
     p.payload_contains = args.payload_contains.clone();
+    p.fingerprint = fingerprint;
+    p.error_message = error_message;
+    p.failed_since = failed_since;
+    p.failed_until = failed_until;
+    p.where_expr = where_expr;
     Ok(p)
+}
+
+/// `--since`, `--until`, `--failed-since` and `--failed-until`, in milliseconds.
+fn times(args: &FilterArgs) -> anyhow::Result<[Option<i64>; 4]> {
+    Ok([
+        parse_opt("--since", &args.since)?,
+        parse_opt("--until", &args.until)?,
+        parse_opt("--failed-since", &args.failed_since)?,
+        parse_opt("--failed-until", &args.failed_until)?,
+    ])
 }
 
 pub fn run(args: FilterArgs) -> anyhow::Result<Outcome> {
@@ -224,12 +279,36 @@ pub fn run(args: FilterArgs) -> anyhow::Result<Outcome> {
         bail!("--line-buffered does not go with --count: only the count is written, at the end");
     }
     let op = op(&args)?;
-    if !args.count {
-        return run::run(&op, &args.input, &args.output, None, false);
-    }
-    run::run_then(&op, &args.input, &args.output, None, false, |books, out| {
-        Ok(writeln!(out, "{}", books.emitted)?)
-    })
+    let count = args.count;
+    let settle = |books: &mut rdq_envelope::pipeline::Summary| {
+        let notes = op.settle(books);
+        let mut human = String::new();
+        if let Some(n) = notes.where_errors.filter(|&n| n > 0) {
+            human.push_str(&format!(", --where failed on {n}"));
+        }
+        if notes.limit_reached == Some(true) {
+            let limit = op.limit.unwrap_or_default();
+            human.push_str(&format!(
+                ", --limit {limit} reached (later lines left out, reading stopped early)"
+            ));
+        }
+        run::Notes {
+            json: serde_json::to_value(notes).ok(),
+            human,
+        }
+    };
+    let limit = op.limit;
+    run::run_settled(
+        &op,
+        &args.input,
+        &args.output,
+        limit,
+        settle,
+        |books, out| match count {
+            true => Ok(writeln!(out, "{}", books.emitted)?),
+            false => Ok(()),
+        },
+    )
 }
 
 /// What `batch filter` runs on every shard: the matching lines are its output, with rejects.
@@ -237,15 +316,23 @@ pub fn shard_op(args: &FilterArgs) -> anyhow::Result<FilterOp> {
     if args.count {
         bail!("batch filter: --count: each shard's summary counts its matches (emitted)");
     }
+    if args.limit.is_some() {
+        bail!("batch filter: --limit: a shard cannot know the matches of the shards before it");
+    }
     let mut op = op(args)?;
     op.write_rejects = true;
     Ok(op)
 }
 
 /// What `batch filter` records of these arguments: the predicates, each repeatable one as a
-/// set (its order and repeats change nothing), and `--invert`.
+/// set (its order and repeats change nothing), and `--invert`. Times are recorded as the
+/// instants they named when the batch started (`2h` would mean another time on a resume).
 pub fn shard_config(args: &FilterArgs) -> Command {
     let set = |values: &[String]| values.iter().cloned().collect();
+    // Checked by `shard_op` before this is called.
+    let [since, until, failed_since, failed_until] = times(args)
+        .unwrap_or_default()
+        .map(|t| t.map(envelope_form));
     Command::Filter(Box::new(FilterConfig {
         queue: set(&args.queue),
         handler: set(&args.handler),
@@ -253,8 +340,17 @@ pub fn shard_config(args: &FilterArgs) -> Command {
         error_type: set(&args.error_type),
         last_error_type: set(&args.last_error_type),
         outcome: set(&args.outcome),
-        since: args.since.clone(),
-        until: args.until.clone(),
+        since,
+        until,
+        failed_since,
+        failed_until,
+        fingerprint: args
+            .fingerprint
+            .iter()
+            .map(|f| f.to_ascii_lowercase())
+            .collect(),
+        error_message: set(&args.error_message),
+        where_expr: args.where_expr.clone(),
         id: set(&args.id),
         header: set(&args.header),
         min_attempts: args.min_attempts,
@@ -274,5 +370,6 @@ fn op(args: &FilterArgs) -> anyhow::Result<FilterOp> {
     op.count_only = args.count;
     op.write_rejects = args.output.rejects.is_some();
     op.max_line_bytes = args.input.max_line_bytes;
+    op.limit = args.limit;
     Ok(op)
 }

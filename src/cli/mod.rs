@@ -19,6 +19,7 @@ mod show;
 mod signals;
 mod stats;
 mod stats_table;
+mod time;
 mod validate;
 
 use std::process::ExitCode;

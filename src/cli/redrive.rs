@@ -7,11 +7,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Context};
 use clap::Args;
 
-use rdq_envelope::envelope::formats::push_timestamp;
 use rdq_envelope::ops::{Pacing, RedriveOp, RedriveReport};
 use rdq_envelope::pipeline::Summary;
 use rdq_envelope::EnvelopeRules;
 
+use super::time::{self, envelope_form};
 use super::{run, InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
@@ -22,8 +22,9 @@ pub struct RedriveArgs {
     #[command(flatten)]
     output: OutputArgs,
 
-    /// When the redriven tasks are due again (next_attempt_at), as YYYY-MM-DDTHH:MM:SS.mmmZ;
-    /// with --rate or --spread, when the first may be.
+    /// When the redriven tasks are due again (next_attempt_at), or with --rate or --spread the
+    /// first may be: 2024-05-01T12:00:00.000Z, 2024-05-01 (midnight UTC), RFC 3339 with any
+    /// offset, or 2h, 3d, 90m (before now).
     #[arg(long, value_name = "TS", conflicts_with = "now")]
     at: Option<String>,
 
@@ -54,14 +55,12 @@ pub struct RedriveArgs {
 
 pub fn run(args: RedriveArgs) -> anyhow::Result<Outcome> {
     let at = match &args.at {
-        Some(at) => at.clone(),
+        Some(at) => envelope_form(time::parse("--at", at, jiff::Timestamp::now())?),
         None => {
             let ms = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as i64);
-            let mut text = Vec::with_capacity(24);
-            push_timestamp(&mut text, ms);
-            String::from_utf8(text).expect("a timestamp is ASCII")
+            envelope_form(ms)
         }
     };
     if args.dry_run && args.output.rejects.is_some() {
@@ -77,8 +76,7 @@ pub fn run(args: RedriveArgs) -> anyhow::Result<Outcome> {
         op.pacing = parse_rate(rate).with_context(|| format!("--rate {rate:?}"))?;
     }
     if let Some(spread) = &args.spread {
-        let window_ms =
-            parse_duration_ms(spread).with_context(|| format!("--spread {spread:?}"))?;
+        let window_ms = time::duration_ms("--spread", spread)?;
         op.pacing = Pacing::Spread { window_ms };
     }
     op.max_redrives = args.max_redrives;
@@ -116,28 +114,6 @@ fn parse_rate(text: &str) -> anyhow::Result<Pacing> {
     }
 }
 
-/// `90s`, `30m`, `2h`, `1d` (or `500ms`) in milliseconds, more than 0.
-fn parse_duration_ms(text: &str) -> anyhow::Result<u64> {
-    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-    let (number, unit) = text.split_at(digits);
-    let unit_ms: u64 = match unit {
-        "ms" => 1,
-        "s" => 1000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        "d" => 86_400_000,
-        _ => bail!("expected a whole number and a unit (ms, s, m, h, d), such as 30m or 2h"),
-    };
-    match number
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(unit_ms))
-    {
-        Some(ms) if ms > 0 => Ok(ms),
-        _ => bail!("expected a duration of more than 0 and less than 500 million years"),
-    }
-}
-
 /// The dry run's report: what would be redriven, by queue, and when; what would be rejected.
 fn write_dry_run(
     summary: &Summary,
@@ -155,12 +131,8 @@ fn write_dry_run(
         }
     }
     if let Some((first, last)) = report.due {
-        let stamp = |ms| {
-            let mut text = Vec::with_capacity(24);
-            push_timestamp(&mut text, ms);
-            String::from_utf8(text).unwrap_or_default()
-        };
-        writeln!(out, "due from {} to {}", stamp(first), stamp(last))?;
+        let (first, last) = (envelope_form(first), envelope_form(last));
+        writeln!(out, "due from {first} to {last}")?;
     }
     writeln!(out, "would reject {} lines", summary.rejected)?;
     let width = summary

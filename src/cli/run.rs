@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::Context;
 
 use rdq_envelope::io::{check_aliases, Named, OutputCompression, OutputFile, Stream};
+use rdq_envelope::ops::LimitedLines;
 use rdq_envelope::pipeline::Summary;
 use rdq_envelope::pipeline::{self, LineOperation, Outputs, PipelineOptions, Progress, Source};
 
@@ -58,6 +59,55 @@ pub fn run_then<Op: LineOperation>(
     output: &OutputArgs,
     secondary: Secondary<'_>,
     messages: bool,
+    epilogue: impl FnOnce(&Summary, &mut dyn Write) -> anyhow::Result<()>,
+) -> anyhow::Result<Outcome> {
+    let settled = Settled {
+        primary_lines: None,
+        settle: |_: &mut Summary| Notes::default(),
+    };
+    run_full(op, input, output, secondary, messages, settled, epilogue)
+}
+
+/// What a command adds to the books once its run is over (`filter`'s `--limit` and
+/// `--where`): members for the summary file, and words for the closing line.
+#[derive(Debug, Default)]
+pub struct Notes {
+    /// A JSON object whose members follow the books' in `--summary`.
+    pub json: Option<serde_json::Value>,
+    /// Appended to the closing line (`, ...`).
+    pub human: String,
+}
+
+/// How a command's run ends beyond the books: the most lines its primary output takes (the
+/// rest is dropped), and what settles the books after the run.
+pub struct Settled<F> {
+    pub primary_lines: Option<u64>,
+    pub settle: F,
+}
+
+/// Like [`run_then`] for a command that settles its books after the run (see [`Settled`]).
+pub fn run_settled<Op: LineOperation>(
+    op: &Op,
+    input: &InputArgs,
+    output: &OutputArgs,
+    primary_lines: Option<u64>,
+    settle: impl FnOnce(&mut Summary) -> Notes,
+    epilogue: impl FnOnce(&Summary, &mut dyn Write) -> anyhow::Result<()>,
+) -> anyhow::Result<Outcome> {
+    let settled = Settled {
+        primary_lines,
+        settle,
+    };
+    run_full(op, input, output, None, false, settled, epilogue)
+}
+
+fn run_full<Op: LineOperation>(
+    op: &Op,
+    input: &InputArgs,
+    output: &OutputArgs,
+    secondary: Secondary<'_>,
+    messages: bool,
+    settled: Settled<impl FnOnce(&mut Summary) -> Notes>,
     epilogue: impl FnOnce(&Summary, &mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<Outcome> {
     let started = Instant::now();
@@ -130,16 +180,16 @@ pub fn run_then<Op: LineOperation>(
                 op,
                 marker: marker.into_encoded_bytes(),
             };
-            execute(&op, sources(&input.files), run, &mut files)
+            execute(&op, sources(&input.files), run, &mut files, settled)
         }
-        None => execute(op, sources(&input.files), run, &mut files),
+        None => execute(op, sources(&input.files), run, &mut files, settled),
     };
     #[cfg(not(debug_assertions))]
-    let result = execute(op, sources(&input.files), run, &mut files);
+    let result = execute(op, sources(&input.files), run, &mut files, settled);
     if let Some(bar) = bar {
         bar.finish();
     }
-    let summary = result?;
+    let (summary, notes) = result?;
     if let Some(primary) = files.primary.as_mut() {
         epilogue(&summary, primary)?;
     }
@@ -147,7 +197,7 @@ pub fn run_then<Op: LineOperation>(
     // standard error that cannot take it fails the run with every path as it was.
     files.commit_then(|| match output.quiet {
         true => Ok(()),
-        false => super::say(format_args!("{}", summary.human())),
+        false => super::say(format_args!("{}{}", summary.human(), notes.human)),
     })?;
     Ok(outcome(&summary))
 }
@@ -209,16 +259,21 @@ pub struct Run {
     pub started: Instant,
 }
 
-/// Runs `op` over `sources` into `files` and writes the books (with `seconds`) to the summary
-/// file, if any. Nothing is committed: the caller decides.
+/// Runs `op` over `sources` into `files`, settles the books and writes them (with `seconds`
+/// and the notes) to the summary file, if any. Nothing is committed: the caller decides.
 pub fn execute<Op: LineOperation>(
     op: &Op,
     sources: Vec<Source>,
     run: Run,
     files: &mut RunFiles,
-) -> anyhow::Result<Summary> {
+    settled: Settled<impl FnOnce(&mut Summary) -> Notes>,
+) -> anyhow::Result<(Summary, Notes)> {
+    let mut primary = files
+        .primary
+        .as_mut()
+        .map(|o| LimitedLines::new(o, settled.primary_lines));
     let outputs = Outputs {
-        primary: files.primary.as_mut().map(|o| o as _),
+        primary: primary.as_mut().map(|o| o as _),
         secondary: files.secondary.as_mut().map(|o| o as _),
         rejects: files.rejects.as_mut().map(|o| o as _),
         messages: files
@@ -229,11 +284,27 @@ pub fn execute<Op: LineOperation>(
     };
     let mut summary = pipeline::run(sources, op, run.options, outputs, run.progress)?;
     summary.seconds = run.started.elapsed().as_secs_f64();
+    let notes = (settled.settle)(&mut summary);
     debug_assert!(summary.balances());
     if let Some(out) = files.summary.as_mut() {
-        summary.write_json(out)?;
+        let mut line = Vec::new();
+        summary.write_json(&mut line)?;
+        // The notes' members after the books', in the order the books are written.
+        if let Some(serde_json::Value::Object(members)) = &notes.json {
+            if let Some(end) = line.iter().rposition(|&b| b == b'}') {
+                line.truncate(end);
+                for (key, value) in members {
+                    line.push(b',');
+                    serde_json::to_writer(&mut line, key)?;
+                    line.push(b':');
+                    serde_json::to_writer(&mut line, value)?;
+                }
+                line.extend_from_slice(b"}\n");
+            }
+        }
+        out.write_all(&line)?;
     }
-    Ok(summary)
+    Ok((summary, notes))
 }
 
 /// The exit status a completed run's books call for.

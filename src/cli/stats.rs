@@ -19,7 +19,8 @@ pub struct StatsArgs {
     #[command(flatten)]
     output: OutputArgs,
 
-    /// What to count the envelopes by. error_type and outcome are the last attempt's.
+    /// What to count the envelopes by. error_type and outcome are the last attempt's;
+    /// fingerprint is the last error's, with each group's type, template, times and IDs.
     #[arg(long, value_enum, default_value_t = ByArg::Queue)]
     by: ByArg,
 
@@ -41,6 +42,8 @@ enum ByArg {
     ErrorType,
     Outcome,
     Day,
+    /// The last error's fingerprint (docs/cli.md#fingerprints).
+    Fingerprint,
 }
 
 impl From<ByArg> for GroupBy {
@@ -52,6 +55,7 @@ impl From<ByArg> for GroupBy {
             ByArg::ErrorType => GroupBy::ErrorType,
             ByArg::Outcome => GroupBy::Outcome,
             ByArg::Day => GroupBy::Day,
+            ByArg::Fingerprint => GroupBy::Fingerprint,
         }
     }
 }

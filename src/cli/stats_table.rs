@@ -126,10 +126,16 @@ fn thousands(n: u64) -> String {
 
 /// A key cut to [`KEY_COLUMNS`] characters, the cut shown with `…`.
 fn cut(key: &str) -> String {
-    if key.chars().count() <= KEY_COLUMNS {
-        return key.to_owned();
+    cut_to(key, KEY_COLUMNS)
+}
+
+/// `text` cut to `columns` characters (at least 1), the cut shown with `…`.
+fn cut_to(text: &str, columns: usize) -> String {
+    let columns = columns.max(1);
+    if text.chars().count() <= columns {
+        return text.to_owned();
     }
-    let mut cut: String = key.chars().take(KEY_COLUMNS - 1).collect();
+    let mut cut: String = text.chars().take(columns - 1).collect();
     cut.push('…');
     cut
 }
@@ -166,14 +172,19 @@ pub fn write_tables(
         rows,
         share_of,
     };
-    let groups = report.groups.iter().map(|g| {
-        (
-            cut(&group_label(report.by, g.key.as_deref())),
-            vec![g.count],
-        )
-    });
-    let groups = with_other(groups.collect(), report.groups_other);
-    table(report.by, &["envelopes"], groups, Some(report.envelopes)).write(style, width, out)?;
+    if report.by == "fingerprint" {
+        write_fingerprints(report, style, width, out)?;
+    } else {
+        let groups = report.groups.iter().map(|g| {
+            (
+                cut(&group_label(report.by, g.key.as_deref())),
+                vec![g.count],
+            )
+        });
+        let groups = with_other(groups.collect(), report.groups_other);
+        table(report.by, &["envelopes"], groups, Some(report.envelopes))
+            .write(style, width, out)?;
+    }
 
     let histogram = |buckets: &[Bucket], other: u64| -> Vec<(String, Vec<u64>)> {
         let rows = buckets.iter().map(|b| (b.value.to_string(), vec![b.count]));
@@ -205,6 +216,69 @@ pub fn write_tables(
         .map(|d| (d.day.clone(), vec![d.count]));
     let days = with_other(days.collect(), report.arrivals_other);
     table("arrivals per day", &["envelopes"], days, None).write(style, width, out)
+}
+
+/// `stats --by fingerprint`'s groups, three lines each: the count, share, fingerprint and
+/// error type; the template, cut to the terminal; the first and last time seen and an ID.
+fn write_fingerprints(
+    report: &StatsReport,
+    style: &Style,
+    width: usize,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    const INDENT: &str = "    ";
+    writeln!(out)?;
+    writeln!(out, "{}", style.heading("fingerprint groups"))?;
+    for group in &report.groups {
+        let triage = group.triage.as_ref();
+        let key = group.key.as_deref().unwrap_or("(none)");
+        let kind = triage.and_then(|t| t.error_type.as_deref());
+        let first = format!(
+            "{:>9}  {:>6}  {key}  {}",
+            thousands(group.count),
+            percent(group.count, report.envelopes),
+            kind.map_or_else(|| "(no error)".to_owned(), printable),
+        );
+        writeln!(out, "{}", style.bar(&cut_to(&first, width)))?;
+        if let Some(template) = triage.and_then(|t| t.template.as_deref()) {
+            let template = cut_to(&printable(template), width.saturating_sub(INDENT.len()));
+            writeln!(out, "{INDENT}{template}")?;
+        }
+        let seen = triage.and_then(|t| Some((t.first_seen.as_deref()?, t.last_seen.as_deref()?)));
+        let mut last = String::new();
+        if let Some((first, last_seen)) = seen {
+            last.push_str(&format!("{first} .. {last_seen}"));
+        }
+        if let Some(id) = triage.and_then(|t| t.sample_ids.first()) {
+            if !last.is_empty() {
+                last.push_str("  ");
+            }
+            last.push_str(&format!("e.g. {id}"));
+        }
+        if !last.is_empty() {
+            writeln!(
+                out,
+                "{INDENT}{}",
+                cut_to(&last, width.saturating_sub(INDENT.len()))
+            )?;
+        }
+    }
+    if report.groups_other > 0 {
+        writeln!(
+            out,
+            "{:>9}  (other: groups past the first {})",
+            thousands(report.groups_other),
+            thousands(rdq_envelope::ops::MAX_KEYS as u64)
+        )?;
+    }
+    Ok(())
+}
+
+/// Text from an envelope made safe for a terminal: control characters shown as `�`.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
+        .collect()
 }
 
 /// A group's row label: the key as it is, or, for an error type (any non-empty string) that

@@ -18,7 +18,7 @@ pub use options::{
     SUPPORTED_VERSIONS,
 };
 pub(crate) use rules::Top;
-pub(crate) use single_pass::{Clean, Fields, Range32, SinglePass};
+pub(crate) use single_pass::{AttemptFields, Clean, Fields, Range32, SinglePass};
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::json::{Document, JsonParser};

@@ -65,6 +65,14 @@ pub(crate) struct AttemptFields {
     pub error_type: Option<Range32>,
     /// `outcome`, when not `null`.
     pub outcome: Option<Range32>,
+    /// `error.message`, when the attempt has an error; its escapes are still in it when
+    /// `message_escaped` (a message is read only by fingerprints and `--error-message`, which
+    /// decode it: declining such lines would send most real ones to the tape).
+    pub error_message: Range32,
+    pub message_escaped: bool,
+    /// `started_at` and `finished_at` (null in flight), in milliseconds.
+    pub started: i64,
+    pub finished: Option<i64>,
 }
 
 impl Fields {
@@ -1025,6 +1033,11 @@ impl<'l> Walk<'l, '_> {
         }
         let error = error.flatten();
         fields.error_type = error.map(|e| e.type_range);
+        if let Some(e) = error {
+            (fields.error_message, fields.message_escaped) = e.message;
+        }
+        fields.started = started;
+        fields.finished = finished;
         match outcome {
             Some(Outcome::Success) if error.is_some() => return None,
             Some(Outcome::LeaseExpired) if !error.is_some_and(|e| e.lease_expired) => return None,
@@ -1090,6 +1103,7 @@ impl<'l> Walk<'l, '_> {
         let mut facts = ErrorFacts {
             lease_expired: false,
             type_range: (0, 0),
+            message: ((0, 0), false),
         };
         let (mut lease_type, mut message_set, mut stack_set) = (false, false, false);
         let seen = self.object(4, Record::Nothing, |walk, (start, end)| {
@@ -1109,6 +1123,10 @@ impl<'l> Walk<'l, '_> {
                         return None;
                     }
                     message_set = span.len() > 0;
+                    let escaped =
+                        walk.index
+                            .has_backslash(walk.line, span.start as usize, span.end as usize);
+                    facts.message = ((span.start, span.end), escaped);
                     2
                 }
                 b"stack" => {
@@ -1168,6 +1186,8 @@ struct ErrorFacts {
     lease_expired: bool,
     /// Where `type` is.
     type_range: Range32,
+    /// Where `message` is, and whether it holds an escape.
+    message: (Range32, bool),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,8 @@
 //! Small readers of an envelope's members, shared by `filter` and `stats` (which find the
 //! members themselves with [`Top::of`](crate::envelope::Top::of), the rules' one walk).
 
-use crate::envelope::{Fields, Range32, Top};
+use crate::envelope::formats::parse_timestamp;
+use crate::envelope::{AttemptFields, Fields, Range32, Top};
 use crate::json::Value;
 
 /// A string member's text, or `""`.
@@ -12,6 +13,83 @@ pub(crate) fn text(value: Option<Value<'_>>) -> &str {
 /// An attempt's `error.type`.
 pub(crate) fn error_type(attempt: Value<'_>) -> Option<&str> {
     attempt.get("error")?.get("type")?.as_str()
+}
+
+/// A string member as a view holds it: its text, or the content of a JSON string with escapes
+/// still in it (the single pass records where a string is, and decodes nothing).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Text<'a> {
+    Plain(&'a str),
+    Escaped(&'a str),
+}
+
+impl<'a> Text<'a> {
+    /// The text, decoded into `scratch` when it has escapes.
+    pub(crate) fn decode<'b>(self, scratch: &'b mut String) -> &'b str
+    where
+        'a: 'b,
+    {
+        match self {
+            Text::Plain(text) => text,
+            Text::Escaped(raw) => {
+                unescape(raw, scratch);
+                scratch
+            }
+        }
+    }
+}
+
+/// Decodes the content of a JSON string that the single pass accepted (so every escape in it
+/// is well formed) into `out`. Anything else, which such a string cannot hold, decodes as
+/// U+FFFD rather than panicking.
+fn unescape(raw: &str, out: &mut String) {
+    out.clear();
+    let mut rest = raw;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let hex4 = |from: usize| {
+            rest.get(from..from + 4)
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+        };
+        let (ch, used) = match rest.as_bytes().get(at + 1) {
+            Some(b'"') => ('"', 2),
+            Some(b'\\') => ('\\', 2),
+            Some(b'/') => ('/', 2),
+            Some(b'b') => ('\u{8}', 2),
+            Some(b'f') => ('\u{c}', 2),
+            Some(b'n') => ('\n', 2),
+            Some(b'r') => ('\r', 2),
+            Some(b't') => ('\t', 2),
+            Some(b'u') => match hex4(at + 2) {
+                Some(high @ 0xD800..=0xDBFF) => {
+                    let low = (rest.get(at + 6..at + 8) == Some("\\u"))
+                        .then(|| hex4(at + 8))
+                        .flatten()
+                        .filter(|low| (0xDC00..=0xDFFF).contains(low));
+                    match low {
+                        Some(low) => {
+                            let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                            (char::from_u32(code).unwrap_or('\u{FFFD}'), 12)
+                        }
+                        None => ('\u{FFFD}', 6),
+                    }
+                }
+                Some(code) => (char::from_u32(code).unwrap_or('\u{FFFD}'), 6),
+                None => ('\u{FFFD}', 2),
+            },
+            _ => ('\u{FFFD}', 1),
+        };
+        out.push(ch);
+        rest = rest.get(at + used..).unwrap_or_default();
+    }
+    out.push_str(rest);
+}
+
+/// An attempt's error: its `type` and `message`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AttemptError<'a> {
+    pub kind: &'a str,
+    pub message: Text<'a>,
 }
 
 /// What `filter` reads of a valid envelope, from its tape ([`TapeView`]) or from the ranges the
@@ -27,7 +105,16 @@ pub(crate) trait EnvelopeView<'a> {
     fn attempt_records(&self) -> usize;
     fn redrive_count(&self) -> i128;
     /// Every attempt's `error.type`, in order (attempts without an error have none).
-    fn error_types(&self) -> impl Iterator<Item = &'a str>;
+    fn error_types(&self) -> impl Iterator<Item = &'a str> {
+        self.errors().map(|e| e.kind)
+    }
+    /// Every attempt's error, in order.
+    fn errors(&self) -> impl Iterator<Item = AttemptError<'a>>;
+    /// The last attempt that has an error, and when it was seen: its `finished_at`, or its
+    /// `started_at` while it is in flight (milliseconds).
+    fn last_error(&self) -> Option<(AttemptError<'a>, i64)>;
+    /// The last attempt's `finished_at` (milliseconds): none without an attempt or in flight.
+    fn last_finished_at(&self) -> Option<i64>;
     /// The last attempt's `error.type` and `outcome`, when there is an attempt.
     fn last_attempt(&self) -> Option<(Option<&'a str>, Option<&'a str>)>;
     /// The header `key`'s value.
@@ -36,6 +123,20 @@ pub(crate) trait EnvelopeView<'a> {
     fn origin(&self, field: &str) -> Option<&'a str>;
     /// The base64 `payload`, absent under a claim check.
     fn payload(&self) -> Option<&'a str>;
+}
+
+/// An attempt's error, read from its tape.
+fn attempt_error(attempt: Value<'_>) -> Option<AttemptError<'_>> {
+    let error = attempt.get("error")?;
+    Some(AttemptError {
+        kind: error.get("type")?.as_str()?,
+        message: Text::Plain(text(error.get("message"))),
+    })
+}
+
+/// An attempt's timestamp member, in milliseconds.
+fn time(attempt: Value<'_>, key: &str) -> Option<i64> {
+    parse_timestamp(attempt.get(key)?.as_str()?)
 }
 
 /// An envelope read from its tape.
@@ -66,12 +167,24 @@ impl<'a> EnvelopeView<'a> for TapeView<'a> {
             .and_then(|v| v.as_integer())
             .unwrap_or(0)
     }
-    fn error_types(&self) -> impl Iterator<Item = &'a str> {
+    fn errors(&self) -> impl Iterator<Item = AttemptError<'a>> {
         self.0
             .attempts
             .into_iter()
             .flat_map(|a| a.elements())
-            .filter_map(error_type)
+            .filter_map(attempt_error)
+    }
+    fn last_error(&self) -> Option<(AttemptError<'a>, i64)> {
+        let attempts = self.0.attempts?.elements();
+        let last = attempts.filter(|a| attempt_error(*a).is_some()).last()?;
+        let seen = match time(last, "finished_at") {
+            Some(ms) => ms,
+            None => time(last, "started_at")?,
+        };
+        Some((attempt_error(last)?, seen))
+    }
+    fn last_finished_at(&self) -> Option<i64> {
+        time(self.0.attempts?.last_element()?, "finished_at")
     }
     fn last_attempt(&self) -> Option<(Option<&'a str>, Option<&'a str>)> {
         let last = self.0.attempts?.last_element()?;
@@ -101,6 +214,17 @@ impl<'a> RangeView<'a> {
         // The single pass accepted the line, so it is UTF-8 and a string's content too.
         std::str::from_utf8(&self.line[start as usize..end as usize]).unwrap_or_default()
     }
+
+    fn error(&self, attempt: &AttemptFields) -> Option<AttemptError<'a>> {
+        let message = self.text(attempt.error_message);
+        Some(AttemptError {
+            kind: self.text(attempt.error_type?),
+            message: match attempt.message_escaped {
+                true => Text::Escaped(message),
+                false => Text::Plain(message),
+            },
+        })
+    }
 }
 
 impl<'a> EnvelopeView<'a> for RangeView<'a> {
@@ -125,13 +249,25 @@ impl<'a> EnvelopeView<'a> for RangeView<'a> {
     fn redrive_count(&self) -> i128 {
         i128::from(self.fields.redrive_count)
     }
-    fn error_types(&self) -> impl Iterator<Item = &'a str> {
+    fn errors(&self) -> impl Iterator<Item = AttemptError<'a>> {
         let fields: &'a Fields = self.fields;
-        let line = self.line;
-        fields.attempts.iter().filter_map(move |a| {
-            let (start, end) = a.error_type?;
-            std::str::from_utf8(&line[start as usize..end as usize]).ok()
-        })
+        let view = RangeView {
+            line: self.line,
+            fields,
+        };
+        fields.attempts.iter().filter_map(move |a| view.error(a))
+    }
+    fn last_error(&self) -> Option<(AttemptError<'a>, i64)> {
+        let last = self
+            .fields
+            .attempts
+            .iter()
+            .rev()
+            .find(|a| a.error_type.is_some())?;
+        Some((self.error(last)?, last.finished.unwrap_or(last.started)))
+    }
+    fn last_finished_at(&self) -> Option<i64> {
+        self.fields.attempts.last()?.finished
     }
     fn last_attempt(&self) -> Option<(Option<&'a str>, Option<&'a str>)> {
         let last = self.fields.attempts.last()?;

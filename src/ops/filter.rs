@@ -1,8 +1,14 @@
 //! `filter`: the valid lines that match every predicate, byte-identical (docs/cli.md#filter).
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use memchr::memmem;
+use regex::Regex;
+use serde::Serialize;
 
 use super::fields::{EnvelopeView, RangeView, TapeView};
+use super::fingerprint::{Fingerprint, Fingerprinter};
+use super::jq::{Where, WhereVerdict};
 use crate::envelope::formats::parse_timestamp;
 use crate::envelope::{EnvelopeRules, SinglePass, Top, Verdict};
 use crate::framing::LineKind;
@@ -95,6 +101,24 @@ pub struct Predicates {
     pub min_redrives: Option<u64>,
     /// `--payload-contains`, on the decoded payload.
     pub payload_contains: Vec<String>,
+    /// `--fingerprint`: the last error's fingerprint.
+    pub fingerprint: Vec<Fingerprint>,
+    /// `--error-message`: some attempt's decoded `error.message` matches (unanchored).
+    pub error_message: Vec<Regex>,
+    /// `--failed-since`, in milliseconds: the last attempt's `finished_at` at or after it.
+    pub failed_since: Option<i64>,
+    /// `--failed-until`, in milliseconds: the last attempt's `finished_at` before it.
+    pub failed_until: Option<i64>,
+    /// `--where`: a jq expression, run only on the lines every other predicate kept.
+    pub where_expr: Option<Where>,
+}
+
+/// Buffers a worker reuses from line to line for the predicates that decode text.
+#[derive(Debug, Default)]
+struct Scratch {
+    payload: Vec<u8>,
+    decoded: String,
+    fingerprinter: Fingerprinter,
 }
 
 impl Predicates {
@@ -105,7 +129,7 @@ impl Predicates {
         &self,
         envelope: &impl EnvelopeView<'a>,
         version: u32,
-        payload: &mut Vec<u8>,
+        scratch: &mut Scratch,
     ) -> bool {
         let any = |globs: &[Glob], value: &str| {
             globs.is_empty() || globs.iter().any(|g| g.matches(value))
@@ -169,6 +193,7 @@ impl Predicates {
             let Some(encoded) = envelope.payload() else {
                 return false;
             };
+            let payload = &mut scratch.payload;
             payload.clear();
             if base64_simd::STANDARD
                 .decode_append(encoded, payload)
@@ -181,6 +206,34 @@ impl Predicates {
                 .iter()
                 .any(|needle| memmem::find(payload, needle.as_bytes()).is_some());
             if !found {
+                return false;
+            }
+        }
+        if self.failed_since.is_some() || self.failed_until.is_some() {
+            let Some(finished) = envelope.last_finished_at() else {
+                return false;
+            };
+            if self.failed_since.is_some_and(|t| finished < t)
+                || self.failed_until.is_some_and(|t| finished >= t)
+            {
+                return false;
+            }
+        }
+        if !self.error_message.is_empty() {
+            let found = envelope.errors().any(|e| {
+                let message = e.message.decode(&mut scratch.decoded);
+                self.error_message.iter().any(|r| r.is_match(message))
+            });
+            if !found {
+                return false;
+            }
+        }
+        if !self.fingerprint.is_empty() {
+            let Some((error, _)) = envelope.last_error() else {
+                return false;
+            };
+            let (fingerprint, _) = scratch.fingerprinter.fingerprint(error.kind, error.message);
+            if !self.fingerprint.contains(&fingerprint) {
                 return false;
             }
         }
@@ -210,7 +263,7 @@ fn header_matches<'a>(
 /// counted with `count_only`; invalid lines to the rejects.
 ///
 /// Built with [`FilterOp::new`]; the fields it leaves at their defaults can be set after.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct FilterOp {
     /// The rules every line is judged by first.
@@ -225,6 +278,50 @@ pub struct FilterOp {
     pub write_rejects: bool,
     /// The reader cap, for the `LINE_TOO_LONG` message.
     pub max_line_bytes: usize,
+    /// `--limit`: emit at most this many lines, the first ones, and stop reading soon after.
+    /// The pipeline's writer may be handed a few lines past the limit (workers decide ahead
+    /// of it): write the output through [`LimitedLines`] and settle the books with
+    /// [`FilterOp::settle`].
+    pub limit: Option<u64>,
+    /// Lines emitted by the chunks merged so far (in input order).
+    merged: AtomicU64,
+    /// Lines on which `--where` failed, in the chunks merged so far.
+    where_errors: AtomicU64,
+    /// A worker saw a match past the limit.
+    cut: AtomicBool,
+}
+
+impl Clone for FilterOp {
+    fn clone(&self) -> Self {
+        let mut op = FilterOp::new(self.rules.clone(), self.predicates.clone());
+        op.invert = self.invert;
+        op.count_only = self.count_only;
+        op.write_rejects = self.write_rejects;
+        op.max_line_bytes = self.max_line_bytes;
+        op.limit = self.limit;
+        op
+    }
+}
+
+/// What one chunk adds up beside the books.
+#[derive(Debug, Default)]
+pub struct FilterTally {
+    /// Lines emitted.
+    emitted: u64,
+    /// Lines on which `--where` failed.
+    where_errors: u64,
+}
+
+/// What `filter` adds to the run's summary (docs/cli.md#filter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct FilterNotes {
+    /// Lines on which `--where` failed (a type error): not kept. `None` without `--where`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub where_errors: Option<u64>,
+    /// `--limit`: whether matches were left out (the run stopped early, or its output was cut).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit_reached: Option<bool>,
 }
 
 /// A worker's reusable state.
@@ -233,7 +330,7 @@ pub struct FilterWorker {
     parser: JsonParser,
     verdict: Verdict,
     single: SinglePass,
-    payload: Vec<u8>,
+    scratch: Scratch,
 }
 
 impl FilterOp {
@@ -248,16 +345,105 @@ impl FilterOp {
             count_only: false,
             write_rejects: false,
             max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
+            limit: None,
+            merged: AtomicU64::new(0),
+            where_errors: AtomicU64::new(0),
+            cut: AtomicBool::new(false),
+        }
+    }
+
+    /// Settles the books after a run: with a limit, the lines emitted past it (which
+    /// [`LimitedLines`] kept out of the output) count as filtered out. Returns what the
+    /// summary adds.
+    pub fn settle(&self, books: &mut crate::pipeline::Summary) -> FilterNotes {
+        let mut notes = FilterNotes {
+            where_errors: None,
+            limit_reached: None,
+        };
+        if self.predicates.where_expr.is_some() {
+            notes.where_errors = Some(self.where_errors.load(Ordering::Relaxed));
+        }
+        if let Some(limit) = self.limit {
+            let past = books.emitted.saturating_sub(limit);
+            books.emitted -= past;
+            books.filtered_out += past;
+            notes.limit_reached = Some(past > 0 || self.cut.load(Ordering::Relaxed));
+        }
+        notes
+    }
+}
+
+/// A writer that passes on the first lines it is given and drops the rest: `filter`'s
+/// primary output under a `--limit` ([`FilterOp::limit`]).
+#[derive(Debug)]
+pub struct LimitedLines<W> {
+    out: W,
+    left: u64,
+}
+
+impl<W> LimitedLines<W> {
+    /// `out`, taking at most `lines` lines (every line with `None`).
+    pub fn new(out: W, lines: Option<u64>) -> Self {
+        LimitedLines {
+            out,
+            left: lines.unwrap_or(u64::MAX),
         }
     }
 }
 
+impl<W: std::io::Write> std::io::Write for LimitedLines<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.left == u64::MAX {
+            return self.out.write(buf);
+        }
+        let mut end = 0;
+        while self.left > 0 && end < buf.len() {
+            match memchr::memchr(b'\n', &buf[end..]) {
+                Some(at) => {
+                    end += at + 1;
+                    self.left -= 1;
+                }
+                None => end = buf.len(),
+            }
+        }
+        self.out.write_all(&buf[..end])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
 impl FilterOp {
-    /// Emits a valid line whose predicates gave `matches` (inverted with `invert`), or filters
-    /// it out.
-    fn keep(&self, matches: bool, line: &[u8], out: &mut ChunkOutput) -> Action {
+    /// Emits a valid line whose cheap predicates gave `matches` (then `--where` decides;
+    /// inverted with `invert`), or filters it out.
+    fn keep(&self, matches: bool, line: &[u8], out: &mut ChunkOutput<FilterTally>) -> Action {
+        let matches = matches
+            && match &self.predicates.where_expr {
+                None => true,
+                Some(expr) => match expr.eval(line) {
+                    WhereVerdict::Keep => true,
+                    WhereVerdict::Drop => false,
+                    WhereVerdict::Error => {
+                        out.tally.where_errors += 1;
+                        false
+                    }
+                },
+            };
         if matches == self.invert {
             return Action::FilterOut;
+        }
+        if let Some(limit) = self.limit {
+            // The chunks merged so far come before this one: when they and this chunk's
+            // matches reach the limit, this match is certainly past it, and so is the rest of
+            // the input. (Otherwise it may still be: the writer cuts the output.)
+            if self.merged.load(Ordering::Relaxed) + out.tally.emitted >= limit {
+                self.cut.store(true, Ordering::Relaxed);
+                out.stop = true;
+                return Action::FilterOut;
+            }
+            out.tally.emitted += 1;
         }
         if !self.count_only {
             out.primary.extend_from_slice(line);
@@ -269,13 +455,27 @@ impl FilterOp {
 
 impl LineOperation for FilterOp {
     type Worker = FilterWorker;
-    type Tally = ();
+    type Tally = FilterTally;
 
     fn worker(&self) -> Self::Worker {
         FilterWorker::default()
     }
 
-    fn apply(&self, w: &mut FilterWorker, line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
+    fn merge_tally(&self, tally: &mut FilterTally) {
+        let FilterTally {
+            emitted,
+            where_errors,
+        } = std::mem::take(tally);
+        self.merged.fetch_add(emitted, Ordering::Relaxed);
+        self.where_errors.fetch_add(where_errors, Ordering::Relaxed);
+    }
+
+    fn apply(
+        &self,
+        w: &mut FilterWorker,
+        line: SourceLine<'_>,
+        out: &mut ChunkOutput<FilterTally>,
+    ) -> Action {
         let SourceLine { source, line } = line;
         // The usual line, valid with nothing to warn about and no escape in the fields the
         // predicates read, is matched on what the single pass recorded; any other on its tape.
@@ -289,7 +489,7 @@ impl LineOperation for FilterOp {
                     };
                     let matches = self
                         .predicates
-                        .matches(&view, clean.version, &mut w.payload);
+                        .matches(&view, clean.version, &mut w.scratch);
                     return self.keep(matches, line.content, out);
                 }
             }
@@ -306,7 +506,7 @@ impl LineOperation for FilterOp {
                 // A valid line has a supported version.
                 let version = w.verdict.version.unwrap_or(1);
                 let view = TapeView(Top::of(doc.root()));
-                let matches = self.predicates.matches(&view, version, &mut w.payload);
+                let matches = self.predicates.matches(&view, version, &mut w.scratch);
                 // Counted on every valid line, kept or filtered out (the summary's rule).
                 out.summary.tally_warnings(&w.verdict.warnings);
                 self.keep(matches, line.content, out)
@@ -420,9 +620,35 @@ mod single_pass_tests {
             add(&|p| p.header = vec![(key.to_owned(), Glob::new(&value))]);
             add(&|p| p.header = vec![(key.to_owned(), Glob::new("*"))]);
         }
+        if let Some((error, _)) = view.last_error() {
+            let message = error.message.decode(&mut String::new()).to_owned();
+            let fingerprint = Fingerprint::of(error.kind, &message);
+            add(&|p| p.fingerprint = vec![fingerprint]);
+            let word = message.split(' ').next().unwrap_or_default();
+            add(&|p| p.error_message = vec![Regex::new(&regex::escape(word)).unwrap()]);
+        }
+        add(&|p| p.error_message = vec![Regex::new("\"[a-z.]+\"").unwrap()]);
+        add(&|p| p.error_message = vec![Regex::new("Zoë|東京|\\n at").unwrap()]);
+        add(&|p| p.failed_since = Some(1_714_564_900_000));
+        add(&|p| p.failed_until = Some(1_714_564_900_000));
         add(&|p| p.payload_contains = vec!["\"".into()]);
         add(&|p| p.payload_contains = vec!["items".into(), "nothing-like-this".into()]);
         all
+    }
+
+    /// What the triage predicates read of an envelope: every error (its message decoded), the
+    /// last error and when it was seen, the last attempt's end.
+    type Facts = (Vec<(String, String)>, Option<(String, i64)>, Option<i64>);
+    fn facts<'a>(view: &impl EnvelopeView<'a>) -> Facts {
+        let mut scratch = String::new();
+        let errors = view
+            .errors()
+            .map(|e| (e.kind.to_owned(), e.message.decode(&mut scratch).to_owned()))
+            .collect();
+        let last = view
+            .last_error()
+            .map(|(e, seen)| (e.message.decode(&mut scratch).to_owned(), seen));
+        (errors, last, view.last_finished_at())
     }
 
     /// On every line the single pass reads, every predicate matches as it does on the tape.
@@ -449,9 +675,15 @@ mod single_pass_tests {
                     line: &line,
                     fields,
                 };
+                assert_eq!(
+                    facts(&tape),
+                    facts(&ranges),
+                    "{}",
+                    String::from_utf8_lossy(&line)
+                );
                 for p in predicates_for(&tape) {
-                    let on_tape = p.matches(&tape, clean.version, &mut w.payload);
-                    let on_ranges = p.matches(&ranges, clean.version, &mut w.payload);
+                    let on_tape = p.matches(&tape, clean.version, &mut w.scratch);
+                    let on_ranges = p.matches(&ranges, clean.version, &mut w.scratch);
                     assert_eq!(
                         on_tape,
                         on_ranges,

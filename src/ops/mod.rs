@@ -4,6 +4,8 @@
 mod dedupe;
 mod fields;
 mod filter;
+mod fingerprint;
+mod jq;
 mod migrate;
 mod redrive;
 mod sample;
@@ -12,7 +14,11 @@ mod stats;
 mod validate;
 
 pub use dedupe::{DedupeOp, DedupeScan, DedupeWorker, History, Written};
-pub use filter::{FilterOp, FilterWorker, Glob, Predicates};
+pub use filter::{
+    FilterNotes, FilterOp, FilterTally, FilterWorker, Glob, LimitedLines, Predicates,
+};
+pub use fingerprint::{normalise, Fingerprint, FINGERPRINT_VERSION};
+pub use jq::{Where, WhereError, WhereVerdict};
 pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use redrive::{
     InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveReport, RedriveTally, RedriveWorker,
@@ -20,8 +26,8 @@ pub use redrive::{
 pub use sample::{SampleOp, SampleTally, SampleWorker};
 pub use show::{ShowOp, ShowPayload, ShowWorker};
 pub use stats::{
-    Bucket, CreatedRange, Day, ErrorType, Group, GroupBy, Stats, StatsOp, StatsReport, StatsWorker,
-    IN_FLIGHT, MAX_KEYS, NO_ATTEMPTS,
+    Bucket, CreatedRange, Day, ErrorType, FingerprintGroup, Group, GroupBy, QueueCount, Stats,
+    StatsOp, StatsReport, StatsWorker, IN_FLIGHT, MAX_KEYS, NO_ATTEMPTS,
 };
 pub use validate::{ReportFormat, ValidateOp, ValidateWorker};
 

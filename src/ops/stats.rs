@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use super::fields::{EnvelopeView, RangeView, TapeView};
+use super::fingerprint::{Fingerprint, Fingerprinter};
 use crate::diagnostic::cut_text;
 use crate::envelope::formats::{parse_timestamp, push_timestamp, timestamp_bytes};
 use crate::envelope::{EnvelopeRules, SinglePass, Top, Verdict};
@@ -58,6 +59,10 @@ pub enum GroupBy {
     Outcome,
     /// The UTC day of `created_at`.
     Day,
+    /// The last error's fingerprint (docs/cli.md#fingerprints), each group with its type,
+    /// template, first and last time seen, top queues and first IDs. Without an error the
+    /// group's key is `None`.
+    Fingerprint,
 }
 
 impl GroupBy {
@@ -70,6 +75,7 @@ impl GroupBy {
             GroupBy::ErrorType => "error_type",
             GroupBy::Outcome => "outcome",
             GroupBy::Day => "day",
+            GroupBy::Fingerprint => "fingerprint",
         }
     }
 }
@@ -99,6 +105,16 @@ impl<K, V: Default> Default for Counts<K, V> {
 }
 
 impl<K: Hash + Eq, V: Default + AddAssign> Counts<K, V> {
+    /// A key's value to add to in place, with no cap, for a key that costs nothing to own.
+    fn entry(&mut self, key: K) -> &mut V {
+        let seen = &mut self.seen;
+        let (_, value) = self.by_key.entry(key).or_insert_with(|| {
+            *seen += 1;
+            (*seen - 1, V::default())
+        });
+        value
+    }
+
     /// Adds to a key's count, with no cap; allocates only for a key not seen before.
     fn add<Q>(&mut self, key: &Q, value: V)
     where
@@ -155,9 +171,57 @@ impl<K: Hash + Eq, V: Default + AddAssign> Counts<K, V> {
     }
 }
 
-/// `+=` for the count types of [`Counts`].
-trait AddAssign: std::ops::AddAssign + Copy {}
-impl<T: std::ops::AddAssign + Copy> AddAssign for T {}
+/// `+=` for the count types of [`Counts`]: a later tally's value added to an earlier one's.
+trait AddAssign: std::ops::AddAssign + Sized {}
+impl<T: std::ops::AddAssign> AddAssign for T {}
+
+/// What `--by fingerprint` keeps of a group beside its count (docs/cli.md#stats).
+#[derive(Debug, Default, Clone)]
+struct Triage {
+    /// The error type and template, cut to [`MAX_KEY_BYTES`]; empty for the group without an
+    /// error (and until the first envelope is added).
+    error_type: String,
+    template: String,
+    /// The first and last time seen, in milliseconds.
+    seen: Option<(i64, i64)>,
+    /// The first [`SAMPLE_IDS`] IDs, in input order.
+    sample_ids: Vec<String>,
+}
+
+/// How many IDs a fingerprint group keeps.
+const SAMPLE_IDS: usize = 3;
+/// How many queues a fingerprint group lists.
+const TOP_QUEUES: usize = 3;
+
+impl std::ops::AddAssign for Triage {
+    /// `other` is a later tally's: its IDs come after these.
+    fn add_assign(&mut self, other: Self) {
+        if self.error_type.is_empty() {
+            self.error_type = other.error_type;
+            self.template = other.template;
+        }
+        self.seen = min_max(self.seen, other.seen);
+        let room = SAMPLE_IDS.saturating_sub(self.sample_ids.len());
+        self.sample_ids
+            .extend(other.sample_ids.into_iter().take(room));
+    }
+}
+
+/// The range of two ranges.
+fn min_max(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
+    match (a, b) {
+        (Some((f1, l1)), Some((f2, l2))) => Some((f1.min(f2), l1.max(l2))),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Buffers reused from envelope to envelope by `--by fingerprint`.
+#[derive(Debug, Default, Clone)]
+struct Scratch {
+    fingerprinter: Fingerprinter,
+    /// A (fingerprint, queue) key of [`Stats::group_queues`].
+    pair: String,
+}
 
 /// Failures with one error type.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -194,7 +258,17 @@ pub struct Stats {
     error_types: Counts<String, ErrorCounts>,
     /// Arrivals by UTC day number (days since 1970-01-01).
     days: Counts<i64, u64>,
+    /// `--by fingerprint`: each group's details, by the same keys in the same order as
+    /// `groups` (`None` for no error), so that the cap keeps the same groups.
+    triage: Counts<Option<Fingerprint>, Triage>,
+    /// `--by fingerprint`: envelopes per group and queue, keyed by the group's 12 hex
+    /// characters (or [`NO_FINGERPRINT`]), a space and the queue.
+    group_queues: Counts<String, u64>,
+    scratch: Scratch,
 }
+
+/// The key of the group without an error in [`Stats::group_queues`]: not hex.
+const NO_FINGERPRINT: &str = "------------";
 
 impl Stats {
     /// Adds one valid envelope.
@@ -240,6 +314,7 @@ impl Stats {
             );
         }
         let mut day = [0u8; 10];
+        let hex;
         let key = match by {
             GroupBy::Queue => envelope.queue(),
             GroupBy::Handler => envelope.handler_ref(),
@@ -256,8 +331,50 @@ impl Stats {
                 Some(ms) => day_text(ms, &mut day),
                 None => "",
             },
+            GroupBy::Fingerprint => match self.add_triage(envelope) {
+                Some(fingerprint) => {
+                    hex = fingerprint.hex();
+                    std::str::from_utf8(&hex).unwrap_or_default()
+                }
+                None => "",
+            },
         };
         self.groups.add(cut_text(key, MAX_KEY_BYTES).as_ref(), 1);
+    }
+
+    /// Adds an envelope to its fingerprint group's details: its last error's fingerprint.
+    fn add_triage<'a>(&mut self, envelope: &impl EnvelopeView<'a>) -> Option<Fingerprint> {
+        let scratch = &mut self.scratch;
+        let last = envelope.last_error();
+        let (fingerprint, template) = match last {
+            Some((error, _)) => {
+                let (f, template) = scratch.fingerprinter.fingerprint(error.kind, error.message);
+                (Some(f), template)
+            }
+            None => (None, ""),
+        };
+        let triage = self.triage.entry(fingerprint);
+        if let Some((error, seen)) = last {
+            if triage.error_type.is_empty() {
+                triage.error_type = cut_text(error.kind, MAX_KEY_BYTES).into_owned();
+                triage.template = cut_text(template, MAX_KEY_BYTES).into_owned();
+            }
+            triage.seen = min_max(triage.seen, Some((seen, seen)));
+        }
+        if triage.sample_ids.len() < SAMPLE_IDS {
+            triage.sample_ids.push(envelope.id().to_owned());
+        }
+        scratch.pair.clear();
+        match fingerprint {
+            Some(f) => scratch
+                .pair
+                .push_str(std::str::from_utf8(&f.hex()).unwrap_or_default()),
+            None => scratch.pair.push_str(NO_FINGERPRINT),
+        }
+        scratch.pair.push(' ');
+        scratch.pair.push_str(envelope.queue());
+        self.group_queues.add(scratch.pair.as_str(), 1);
+        fingerprint
     }
 
     /// Moves `self`'s counts into `total`, leaving `self` empty with its capacity kept.
@@ -274,18 +391,28 @@ impl Stats {
         }
         self.error_types.drain_into(&mut total.error_types);
         self.days.drain_into(&mut total.days);
+        self.triage.drain_into(&mut total.triage);
+        self.group_queues.drain_into(&mut total.group_queues);
     }
 
     /// The report: groups by count (largest first, then by key), the `top` error types by
     /// failed attempts, histograms and days in ascending order. `books` supplies the line
     /// counts.
     pub fn report(&self, by: GroupBy, top: usize, books: &Summary) -> StatsReport {
+        let timestamp = |ms: i64| {
+            let mut text = Vec::with_capacity(24);
+            push_timestamp(&mut text, ms);
+            String::from_utf8(text).unwrap_or_default()
+        };
+        let mut queues = self.queues_by_group();
         let mut groups: Vec<Group> = self
             .groups
             .iter()
             .map(|(key, &count)| Group {
                 key: (!key.is_empty()).then(|| key.clone()),
                 count,
+                triage: (by == GroupBy::Fingerprint)
+                    .then(|| self.group_triage(key, &mut queues, timestamp)),
             })
             .collect();
         groups.sort_unstable_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
@@ -305,11 +432,6 @@ impl Stats {
         });
         let distinct_error_types = error_types.len() as u64;
         error_types.truncate(top);
-        let timestamp = |ms: i64| {
-            let mut text = Vec::with_capacity(24);
-            push_timestamp(&mut text, ms);
-            String::from_utf8(text).expect("a timestamp is ASCII")
-        };
         StatsReport {
             lines: books.lines,
             blank: books.blank,
@@ -337,6 +459,57 @@ impl Stats {
                     count,
                 })
                 .collect(),
+        }
+    }
+}
+
+impl Stats {
+    /// Each fingerprint group's queues (by the group's key in `groups`), most envelopes first.
+    fn queues_by_group(&self) -> HashMap<&str, Vec<QueueCount>> {
+        let mut by_group: HashMap<&str, Vec<QueueCount>> = HashMap::new();
+        for (pair, &count) in self.group_queues.iter() {
+            let (group, queue) = pair.split_at(pair.len().min(NO_FINGERPRINT.len()));
+            let group = if group == NO_FINGERPRINT { "" } else { group };
+            by_group.entry(group).or_default().push(QueueCount {
+                queue: queue.get(1..).unwrap_or_default().to_owned(),
+                count,
+            });
+        }
+        for queues in by_group.values_mut() {
+            queues
+                .sort_unstable_by(|a, b| b.count.cmp(&a.count).then_with(|| a.queue.cmp(&b.queue)));
+            queues.truncate(TOP_QUEUES);
+        }
+        by_group
+    }
+
+    /// The details of the fingerprint group `key` (`""` for no error).
+    fn group_triage(
+        &self,
+        key: &str,
+        queues: &mut HashMap<&str, Vec<QueueCount>>,
+        timestamp: impl Fn(i64) -> String,
+    ) -> FingerprintGroup {
+        let triage = match key {
+            "" => self.triage.by_key.get(&None),
+            _ => Fingerprint::parse(key).and_then(|f| self.triage.by_key.get(&Some(f))),
+        };
+        let (error_type, template, seen, sample_ids) = match triage {
+            Some((_, t)) => (
+                Some(t.error_type.clone()).filter(|t| !t.is_empty()),
+                Some(t.template.clone()).filter(|_| !t.error_type.is_empty()),
+                t.seen,
+                t.sample_ids.clone(),
+            ),
+            None => (None, None, None, Vec::new()),
+        };
+        FingerprintGroup {
+            error_type,
+            template,
+            first_seen: seen.map(|(first, _)| timestamp(first)),
+            last_seen: seen.map(|(_, last)| timestamp(last)),
+            top_queues: queues.remove(key).unwrap_or_default(),
+            sample_ids,
         }
     }
 }
@@ -407,6 +580,38 @@ pub struct Group {
     /// when the last attempt has no `error.type` (or there is no attempt), apart from a real
     /// error type of any name.
     pub key: Option<String>,
+    /// Envelopes in it.
+    pub count: u64,
+    /// `--by fingerprint`: what the group is, beside its count.
+    #[serde(flatten)]
+    pub triage: Option<FingerprintGroup>,
+}
+
+/// A fingerprint group's details (`stats --by fingerprint`); the group without an error has
+/// no type, template or times.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FingerprintGroup {
+    /// The error type (cut to 256 bytes).
+    #[serde(rename = "type")]
+    pub error_type: Option<String>,
+    /// The normalised message (cut to 256 bytes).
+    pub template: Option<String>,
+    /// The earliest time an envelope's last error was seen: that attempt's `finished_at`, or
+    /// its `started_at` while in flight.
+    pub first_seen: Option<String>,
+    /// The latest such time.
+    pub last_seen: Option<String>,
+    /// The queues with the most envelopes in the group (at most 3).
+    pub top_queues: Vec<QueueCount>,
+    /// The first 3 IDs of the group, in input order.
+    pub sample_ids: Vec<String>,
+}
+
+/// Envelopes of one queue.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct QueueCount {
+    /// The queue.
+    pub queue: String,
     /// Envelopes in it.
     pub count: u64,
 }
@@ -625,6 +830,7 @@ mod single_pass_tests {
             GroupBy::ErrorType,
             GroupBy::Outcome,
             GroupBy::Day,
+            GroupBy::Fingerprint,
         ] {
             let (mut on_tape, mut on_ranges, mut read) = (Stats::default(), Stats::default(), 0);
             for line in &lines {
