@@ -397,7 +397,8 @@ fn rate_and_spread_values_are_checked_before_any_input() {
         &["--rate", "5/d"],
         &["--rate", "-1/s"],
         &["--spread", "0m"],
-        &["--spread", "2 h"],
+        &["--spread", "2x"],
+        &["--spread", "-1h"],
         &["--spread", "h"],
         &["--rate", "1/s", "--spread", "1h"],
     ] {

@@ -153,8 +153,15 @@ fn any_jobs_and_any_chunk_size_give_the_sequential_bytes() {
             "{want_books:?}"
         );
         // Chunks of one byte close after every line; 5000 bytes falls inside lines; the
-        // default holds the whole input.
-        for chunk_bytes in [1, 5_000, 64 << 10, pipeline::DEFAULT_CHUNK_BYTES] {
+        // default holds the whole input; `usize::MAX` asks for one unbounded chunk, which
+        // once made the reader allocate that much up front (capacity overflow).
+        for chunk_bytes in [
+            1,
+            5_000,
+            64 << 10,
+            pipeline::DEFAULT_CHUNK_BYTES,
+            usize::MAX,
+        ] {
             for jobs in [1, 2, 3, 8] {
                 let mut options = PipelineOptions::default();
                 options.jobs = jobs;

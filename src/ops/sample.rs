@@ -15,7 +15,7 @@ use crate::framing::LineKind;
 use crate::json::JsonParser;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
-/// The `sample` operation: nothing is written while the lines stream; [`SampleOp::sample`]
+/// The `sample` operation: nothing is written while the lines stream; [`SampleOp::take_sample`]
 /// gives the chosen lines, in input order, at the end. The books count them as emitted and
 /// the other valid lines as filtered out.
 #[derive(Debug)]

@@ -430,8 +430,9 @@ fn read_sources<T: Default>(
             }
         };
         // Reads of at least 64 KiB even when chunks are tiny (tests), so a stream is not read
-        // in tiny pieces.
-        let target = options.chunk_bytes.max(64 << 10);
+        // in tiny pieces, and of at most 64 MiB: the reader allocates its target up front, and
+        // a caller asking for one unbounded chunk (`usize::MAX`) must not ask for that much.
+        let target = options.chunk_bytes.clamp(64 << 10, 64 << 20);
         let mut reader = LineReader::pinned(stream, options.max_line_bytes, target);
         let mut reported = 0u64;
         loop {
