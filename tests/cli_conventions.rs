@@ -30,6 +30,14 @@ fn output(mut command: Command, args: &[&str]) -> Output {
     command.args(args).output().expect("the binary runs")
 }
 
+/// The binary run with `args` and these environment variables (none of the others of
+/// [`plain`]).
+fn with_env(vars: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut command = plain();
+    command.envs(vars.iter().copied());
+    output(command, args)
+}
+
 fn has_ansi(bytes: &[u8]) -> bool {
     bytes.windows(2).any(|w| w == b"\x1b[")
 }
@@ -87,9 +95,10 @@ fn long_version_names_the_target_and_the_simd_paths_this_cpu_runs() {
     }
 
     // RDQ_ENVELOPE_SIMD picks the portable classifier: --version says so.
-    let mut forced = plain();
-    forced.env("RDQ_ENVELOPE_SIMD", "portable");
-    let text = stdout(&output(forced, &["--version"]));
+    let text = stdout(&with_env(
+        &[("RDQ_ENVELOPE_SIMD", "portable")],
+        &["--version"],
+    ));
     let simd = text.lines().nth(3).unwrap();
     assert!(simd.starts_with("simd: portable"), "{simd}");
     if paths.len() > 1 {
@@ -124,34 +133,34 @@ fn validate_colours_code_and_pointer_only_when_asked() {
     assert_eq!(stripped.as_bytes(), never.stdout);
 
     // CLICOLOR_FORCE colours even a pipe; NO_COLOR wins over it; --color wins over both.
-    let mut forced = plain();
-    forced.env("CLICOLOR_FORCE", "1");
     assert_eq!(
-        output(forced, &["validate", "-q", SAMPLE]).stdout,
+        with_env(&[("CLICOLOR_FORCE", "1")], &["validate", "-q", SAMPLE]).stdout,
         always.stdout
     );
-    let mut both = plain();
-    both.env("CLICOLOR_FORCE", "1").env("NO_COLOR", "1");
     assert_eq!(
-        output(both, &["validate", "-q", SAMPLE]).stdout,
+        with_env(
+            &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")],
+            &["validate", "-q", SAMPLE]
+        )
+        .stdout,
         never.stdout
     );
-    let mut flag = plain();
-    flag.env("CLICOLOR_FORCE", "1");
     let args = ["validate", "-q", "--color", "never", SAMPLE];
-    assert_eq!(output(flag, &args).stdout, never.stdout);
-    let mut flag = plain();
-    flag.env("NO_COLOR", "1");
+    assert_eq!(
+        with_env(&[("CLICOLOR_FORCE", "1")], &args).stdout,
+        never.stdout
+    );
     let args = ["--color", "always", "validate", "-q", SAMPLE];
-    assert_eq!(output(flag, &args).stdout, always.stdout);
+    assert_eq!(with_env(&[("NO_COLOR", "1")], &args).stdout, always.stdout);
 
     // An -o file: only --color always colours it, never CLICOLOR_FORCE.
     let dir = scratch("conventions-colour-o");
     let file = dir.join("diagnostics.txt");
     let file_arg = file.to_str().unwrap();
-    let mut forced = plain();
-    forced.env("CLICOLOR_FORCE", "1");
-    output(forced, &["validate", "-q", "-o", file_arg, SAMPLE]);
+    with_env(
+        &[("CLICOLOR_FORCE", "1")],
+        &["validate", "-q", "-o", file_arg, SAMPLE],
+    );
     assert_eq!(std::fs::read(&file).unwrap(), never.stdout);
     output(
         plain(),
@@ -190,18 +199,21 @@ fn stats_tables_are_coloured_only_when_asked() {
     assert!(!has_ansi(&never.stdout) && !never.stdout.is_empty());
     let always = output(plain(), &["stats", "-q", "--color", "always", SAMPLE]);
     assert!(has_ansi(&always.stdout));
-    let mut forced = plain();
-    forced.env("CLICOLOR_FORCE", "1");
-    assert!(has_ansi(&output(forced, &["stats", "-q", SAMPLE]).stdout));
-    let mut no_color = plain();
-    no_color.env("NO_COLOR", "1").env("CLICOLOR_FORCE", "1");
+    assert!(has_ansi(
+        &with_env(&[("CLICOLOR_FORCE", "1")], &["stats", "-q", SAMPLE]).stdout
+    ));
     assert_eq!(
-        output(no_color, &["stats", "-q", SAMPLE]).stdout,
+        with_env(
+            &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")],
+            &["stats", "-q", SAMPLE]
+        )
+        .stdout,
         never.stdout
     );
-    let mut off = plain();
-    off.env("CLICOLOR", "0");
-    assert_eq!(output(off, &["stats", "-q", SAMPLE]).stdout, never.stdout);
+    assert_eq!(
+        with_env(&[("CLICOLOR", "0")], &["stats", "-q", SAMPLE]).stdout,
+        never.stdout
+    );
     let json = output(
         plain(),
         &[
@@ -317,11 +329,7 @@ fn status_and_outcome_values_take_any_letter_case_but_envelopes_do_not() {
 
 #[test]
 fn rdq_envelope_jobs_is_the_default_of_j_and_a_bad_value_is_named() {
-    let with = |value: &str, args: &[&str]| {
-        let mut command = plain();
-        command.env("RDQ_ENVELOPE_JOBS", value);
-        output(command, args)
-    };
+    let with = |value: &str, args: &[&str]| with_env(&[("RDQ_ENVELOPE_JOBS", value)], args);
     let reference = output(plain(), &["validate", "-q", SAMPLE]);
     let one = with("1", &["validate", "-q", SAMPLE]);
     assert_eq!(one.status.code(), Some(1));
