@@ -55,6 +55,23 @@ pub fn write_human(
     verdict: &Verdict,
     warnings: bool,
 ) -> io::Result<()> {
+    write_human_styled(out, at, verdict, warnings, false)
+}
+
+/// [`write_human`], and with `colour` the pointer in bold and the code in bold red (a warning's
+/// `warning: CODE` in bold yellow), as ANSI escapes for a terminal. Without `colour`, the same
+/// bytes as [`write_human`].
+pub fn write_human_styled(
+    out: &mut impl Write,
+    at: Position<'_>,
+    verdict: &Verdict,
+    warnings: bool,
+    colour: bool,
+) -> io::Result<()> {
+    let [bold, red, yellow, reset] = match colour {
+        true => ["\x1b[1m", "\x1b[1;31m", "\x1b[1;33m", "\x1b[0m"],
+        false => [""; 4],
+    };
     let pointer = |d: &Diagnostic| {
         if d.path.is_empty() {
             "<line>".to_owned()
@@ -66,12 +83,12 @@ pub fn write_human(
     let rows = verdict
         .errors
         .iter()
-        .map(|d| ("", d))
-        .chain(warnings.iter().map(|d| ("warning: ", d)));
-    for (label, d) in rows {
+        .map(|d| ("", red, d))
+        .chain(warnings.iter().map(|d| ("warning: ", yellow, d)));
+    for (label, code_style, d) in rows {
         writeln!(
             out,
-            "{}:{}: {}: {label}{}: {}",
+            "{}:{}: {bold}{}{reset}: {code_style}{label}{}{reset}: {}",
             at.source,
             at.line,
             pointer(d),

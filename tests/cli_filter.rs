@@ -221,7 +221,7 @@ fn the_books_count_what_was_filtered_out() {
 #[test]
 fn bad_predicates_are_usage_errors_before_any_input_is_read() {
     for (args, flag) in [
-        (&["filter", "--status", "dead"][..], "--status"),
+        (&["filter", "--status", "dying"][..], "--status"),
         (&["filter", "--outcome", "TIMEOUT"], "--outcome"),
         (&["filter", "--since", "yesterday"], "--since"),
         (&["filter", "--until", "2024-05-32"], "--until"),

@@ -8,6 +8,32 @@ use clap::Args;
 use rdq_envelope::envelope::DEFAULT_MAX_ENVELOPE_BYTES;
 use rdq_envelope::framing::DEFAULT_MAX_LINE_BYTES;
 
+use super::colour::ColorArg;
+use super::queue_limits::{self, QueueLimitsFile};
+
+/// The environment variable that gives `-j` its default.
+pub const JOBS_ENV: &str = "RDQ_ENVELOPE_JOBS";
+
+/// The flags accepted before the subcommand (`rdq-envelope -q -j 4 validate ...`) as well as
+/// after it. `-q` and `-j` belong to the commands that read envelopes, which define them
+/// again (with the same ids); clap hands a value given before the subcommand down to them.
+#[derive(Args, Debug)]
+pub struct GlobalArgs {
+    /// When to colour the stats tables and validate's diagnostics: auto (standard output is
+    /// a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
+    pub color: ColorArg,
+
+    /// Print nothing on standard error but errors (commands that read envelopes).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// Worker threads, 1 to 256 (commands that read envelopes; default: $RDQ_ENVELOPE_JOBS,
+    /// else the machine's available parallelism).
+    #[arg(short, long, global = true, value_name = "N", value_parser = jobs_in_range)]
+    pub jobs: Option<u16>,
+}
+
 /// Inputs and the limits every command that reads envelopes shares (docs/cli.md#inputs).
 #[derive(Args, Debug)]
 pub struct InputArgs {
@@ -21,17 +47,23 @@ pub struct InputArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_ENVELOPE_BYTES)]
     pub max_envelope_bytes: u64,
 
-    /// A queue's own size limit in bytes, replacing --max-envelope-bytes for it (repeatable).
+    /// A queue's own size limit in bytes, replacing --max-envelope-bytes for it (repeatable;
+    /// over --queue-limits for the same queue).
     #[arg(long, value_name = "QUEUE=N", value_parser = parse_queue_limit)]
     pub queue_limit: Vec<(String, u64)>,
+
+    /// Queues' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per
+    /// queue) or a JSON object (`{"billing.invoices": 2097152}`).
+    #[arg(long, value_name = "FILE", value_parser = queue_limits::parse)]
+    pub queue_limits: Option<QueueLimitsFile>,
 
     /// The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in
     /// memory whole.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: usize,
 
-    /// Worker threads, at most 256 (default: the machine's available parallelism). Output is
-    /// the same, byte for byte, whatever the number.
+    /// Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine's available
+    /// parallelism). Output is the same, byte for byte, whatever the number.
     #[arg(short, long, value_name = "N", value_parser = jobs_in_range)]
     pub jobs: Option<u16>,
 }
@@ -48,13 +80,39 @@ impl InputArgs {
         Ok(())
     }
 
-    /// The size limits of these arguments (`--max-envelope-bytes`, `--queue-limit`), every
-    /// other rule option at its default.
+    /// The size limits of these arguments (`--max-envelope-bytes`, `--queue-limit`,
+    /// `--queue-limits`), every other rule option at its default.
     pub fn rule_options(&self) -> rdq_envelope::RuleOptions {
         let mut options = rdq_envelope::RuleOptions::default();
         options.max_envelope_bytes = self.max_envelope_bytes;
-        options.queue_limits = self.queue_limit.iter().cloned().collect();
+        options.queue_limits = self.queue_limits();
         options
+    }
+
+    /// The worker count: `-j` (before the subcommand or after it), else `RDQ_ENVELOPE_JOBS`
+    /// (set and not empty), else the machine's available parallelism. A bad value of the
+    /// variable is a usage error naming it, even where `-j` would be the default.
+    pub fn jobs(&self) -> anyhow::Result<usize> {
+        if let Some(n) = self.jobs {
+            return Ok(usize::from(n));
+        }
+        match std::env::var_os(JOBS_ENV).filter(|v| !v.is_empty()) {
+            Some(value) => {
+                let text = value.to_string_lossy();
+                let n = jobs_in_range(&text).map_err(|why| {
+                    anyhow::anyhow!("{JOBS_ENV}={text:?}, the default of -j: {why}")
+                })?;
+                Ok(usize::from(n))
+            }
+            None => Ok(rdq_envelope::pipeline::PipelineOptions::default().jobs),
+        }
+    }
+
+    /// Every queue's own limit: the file's, then `--queue-limit`, which replaces the file's
+    /// limit of the same queue (a flag is the nearer word, as it is over the environment).
+    pub fn queue_limits(&self) -> std::collections::BTreeMap<String, u64> {
+        let file = self.queue_limits.iter().flat_map(|f| f.limits.iter());
+        file.chain(&self.queue_limit).cloned().collect()
     }
 }
 

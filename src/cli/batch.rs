@@ -135,7 +135,7 @@ fn dispatch<Op: LineOperation>(
         command,
         limits: Limits {
             max_envelope_bytes: input.max_envelope_bytes,
-            queue_limit: input.queue_limit.iter().cloned().collect(),
+            queue_limit: input.queue_limits(),
             max_line_bytes: input.max_line_bytes,
         },
         compress: output.compress.map(|kind| match kind {
@@ -147,7 +147,7 @@ fn dispatch<Op: LineOperation>(
     let folders = Folders {
         input: in_dir.clone(),
         output: out_dir,
-        jobs: run::jobs(input),
+        jobs: input.jobs()?,
         shards_at_once: args.shards_at_once.map_or(1, usize::from),
     };
     let batch = Batch::new(config, folders).map_err(lib)?;

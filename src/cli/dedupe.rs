@@ -10,7 +10,7 @@ use rdq_envelope::ops::{DedupeOp, DedupeScan};
 use rdq_envelope::pipeline::{self, Outputs, PipelineOptions};
 use rdq_envelope::EnvelopeRules;
 
-use super::run::{self, jobs, sources};
+use super::run::{self, sources};
 use super::{InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
@@ -48,7 +48,7 @@ pub fn run(mut args: DedupeArgs) -> anyhow::Result<Outcome> {
             let spill = spill_stdin(&mut args.input)?;
             let scan = DedupeScan::new(rules()?, args.input.max_line_bytes);
             let mut options = PipelineOptions::default();
-            options.jobs = jobs(&args.input);
+            options.jobs = args.input.jobs()?;
             options.max_line_bytes = args.input.max_line_bytes;
             let none = Outputs {
                 primary: None,

@@ -1,6 +1,7 @@
 //! `rdq-envelope filter`: the valid lines that match, byte-identical.
 
 use anyhow::bail;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 
 use rdq_envelope::batch::{Command, FilterConfig};
@@ -27,8 +28,9 @@ pub struct FilterArgs {
     #[arg(long, value_name = "GLOB")]
     handler: Vec<String>,
 
-    /// The status is S: PENDING, IN_FLIGHT, SUCCEEDED, DEAD or CANCELLED (repeatable).
-    #[arg(long, value_name = "S")]
+    /// The status is S: PENDING, IN_FLIGHT, SUCCEEDED, DEAD or CANCELLED, in any letter case
+    /// (repeatable).
+    #[arg(long, value_name = "S", ignore_case = true, value_parser = upper_case(STATUSES))]
     status: Vec<String>,
 
     /// Some attempt's error.type matches GLOB (repeatable).
@@ -40,8 +42,8 @@ pub struct FilterArgs {
     last_error_type: Vec<String>,
 
     /// The last attempt's outcome is O: SUCCESS, RETRYABLE_FAILURE, PERMANENT_FAILURE or
-    /// LEASE_EXPIRED (repeatable).
-    #[arg(long, value_name = "O")]
+    /// LEASE_EXPIRED, in any letter case (repeatable).
+    #[arg(long, value_name = "O", ignore_case = true, value_parser = upper_case(OUTCOMES))]
     outcome: Vec<String>,
 
     /// created_at is at or after TS: 2024-05-01T12:00:00.000Z, 2024-05-01 (midnight UTC),
@@ -120,6 +122,12 @@ const OUTCOMES: [&str; 4] = [
     "LEASE_EXPIRED",
 ];
 
+/// One of `values` in any letter case (with the flag's `ignore_case`), as the envelope spells
+/// it: the flag forgives, the rules it matches against stay strict.
+fn upper_case<const N: usize>(values: [&'static str; N]) -> impl TypedValueParser<Value = String> {
+    PossibleValuesParser::new(values).map(|value| value.to_ascii_uppercase())
+}
+
 /// A `--queue` or `--handler` glob that some valid name can match.
 fn name_glob(flag: &str, glob: &str) -> anyhow::Result<()> {
     let name_char = |c: char| matches!(c, 'a'..='z' | '0'..='9' | '.' | '_' | '-' | '*' | '?');
@@ -141,22 +149,6 @@ fn name_glob(flag: &str, glob: &str) -> anyhow::Result<()> {
 }
 
 fn predicates(args: &FilterArgs) -> anyhow::Result<Predicates> {
-    for status in &args.status {
-        if !STATUSES.contains(&status.as_str()) {
-            bail!(
-                "--status {status:?}: expected one of {}",
-                STATUSES.join(", ")
-            );
-        }
-    }
-    for outcome in &args.outcome {
-        if !OUTCOMES.contains(&outcome.as_str()) {
-            bail!(
-                "--outcome {outcome:?}: expected one of {}",
-                OUTCOMES.join(", ")
-            );
-        }
-    }
     // Queue and handler names are 1-240 characters of [a-z0-9._-]: a glob with any other
     // character, or an empty one, matches no valid envelope.
     for (flag, globs) in [("--queue", &args.queue), ("--handler", &args.handler)] {

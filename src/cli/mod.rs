@@ -2,6 +2,7 @@
 
 mod args;
 mod batch;
+mod colour;
 mod dedupe;
 mod explain;
 mod filter;
@@ -11,6 +12,7 @@ mod migrate;
 #[cfg(debug_assertions)]
 mod panic_hook;
 mod progress;
+mod queue_limits;
 mod redrive;
 mod run;
 mod sample;
@@ -21,17 +23,22 @@ mod stats;
 mod stats_table;
 mod time;
 mod validate;
+mod version;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
-pub use args::{jobs_in_range, CompressArg, InputArgs, OutputArgs, TableArg};
+pub use args::{jobs_in_range, CompressArg, GlobalArgs, InputArgs, OutputArgs, TableArg};
 
 /// Validate, version-migrate and re-emit rdq task envelopes (JSON Lines), losslessly.
 #[derive(Parser)]
 #[command(name = "rdq-envelope", version, about)]
 struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -172,7 +179,12 @@ pub fn say(message: std::fmt::Arguments<'_>) -> std::io::Result<()> {
 /// Runs the command line and maps the outcome to the exit status.
 pub fn main() -> ExitCode {
     signals::install();
-    let matches = match Cli::command().try_get_matches() {
+    // The version is made here, not in the derive: the commit and the SIMD paths would
+    // otherwise also land in the man pages and completions, which are kept in the repository.
+    let command = Cli::command()
+        .version(version::short())
+        .long_version(version::long());
+    let matches = match command.try_get_matches() {
         Ok(matches) => matches,
         Err(e) => return usage(&e),
     };
@@ -180,6 +192,10 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage(&e),
     };
+    if let Err(e) = globals_do_something(&matches) {
+        let _ = say(format_args!("{e}"));
+        return ExitCode::from(2);
+    }
     // A panic is a bug, but still a run that did not complete: status 2, never 101, and the
     // outputs' temporary files removed as the stack unwinds.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(cli)))
@@ -199,16 +215,49 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Refuses `-q` or `-j` on the command line (before the subcommand or after it) for a command
+/// that has no use for it (`rdq-envelope -j 4 gen`): clap accepts a global flag everywhere,
+/// and a flag that would do nothing is a usage error (docs/guarantees.md#flags).
+/// `RDQ_ENVELOPE_JOBS` is only a default, so it never counts; nor does `--color`, a taste
+/// that an alias may set for every command.
+fn globals_do_something(matches: &ArgMatches) -> anyhow::Result<()> {
+    // The definitions before clap's build: a command's own arguments, not yet the globals
+    // clap copies into every subcommand.
+    let mut command = Cli::command();
+    let mut path = Vec::new();
+    let mut at = matches;
+    while let Some((name, sub)) = at.subcommand() {
+        let Some(next) = command.find_subcommand(name) else {
+            return Ok(());
+        };
+        command = next.clone();
+        path.push(name.to_owned());
+        at = sub;
+    }
+    for (id, flag) in [("quiet", "-q/--quiet"), ("jobs", "-j/--jobs")] {
+        let given = matches!(at.try_contains_id(id), Ok(true))
+            && at.value_source(id) == Some(ValueSource::CommandLine);
+        if given && !command.get_arguments().any(|a| a.get_id() == id) {
+            anyhow::bail!(
+                "{flag} does nothing for `{}`: it belongs to the commands that read envelopes",
+                path.join(" ")
+            );
+        }
+    }
+    Ok(())
+}
+
 fn dispatch(cli: Cli) -> anyhow::Result<Outcome> {
+    let color = cli.global.color;
     match cli.command {
-        Command::Validate(args) => validate::run(args),
+        Command::Validate(args) => validate::run(args, color),
         Command::Gen(args) => gen::run(args),
         Command::Migrate(args) => migrate::run(args),
         Command::Redrive(args) => redrive::run(args),
         Command::Dedupe(args) => dedupe::run(args),
         Command::Sample(args) => sample::run(args),
         Command::Filter(args) => filter::run(*args),
-        Command::Stats(args) => stats::run(args),
+        Command::Stats(args) => stats::run(args, color),
         Command::Show(args) => show::run(args),
         Command::Completions(args) => manual::completions(args),
         Command::Man(args) => manual::man(args),

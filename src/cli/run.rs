@@ -16,14 +16,6 @@ use rdq_envelope::pipeline::{self, LineOperation, Outputs, PipelineOptions, Prog
 use super::progress::ProgressBar;
 use super::{CompressArg, InputArgs, Outcome, OutputArgs};
 
-/// The worker count: `-j`, or the machine's available parallelism.
-pub fn jobs(input: &InputArgs) -> usize {
-    input
-        .jobs
-        .map(usize::from)
-        .unwrap_or_else(|| PipelineOptions::default().jobs)
-}
-
 /// Opens an output file other than the primary: compressed when its name ends in `.zst`/`.gz`.
 pub fn create(path: &Path, jobs: usize) -> anyhow::Result<OutputFile> {
     let compression = OutputCompression::from_name(path, compress_threads(jobs));
@@ -113,7 +105,7 @@ fn run_full<Op: LineOperation>(
     let started = Instant::now();
     input.check()?;
     output.check()?;
-    let jobs = jobs(input);
+    let jobs = input.jobs()?;
     let mut outputs = vec![match &output.output {
         Some(path) => Named::path("-o", path, true),
         None => Named::new("the primary output", Stream::Stdout),

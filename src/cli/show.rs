@@ -65,7 +65,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
         .escaping_controls(std::io::stdout().is_terminal());
     let mut stdout = OutputFile::stdout_compressed(OutputCompression::None)?;
     let mut options = PipelineOptions::default();
-    options.jobs = run::jobs(&args.input);
+    options.jobs = args.input.jobs()?;
     options.max_line_bytes = args.input.max_line_bytes;
     let mut stderr = OutputFile::stderr();
     let outputs = Outputs {

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use rdq_envelope::ops::{GroupBy, StatsOp};
 use rdq_envelope::EnvelopeRules;
 
+use super::colour::ColorArg;
 use super::stats_table::{write_tables, Style};
 use super::{run, InputArgs, Outcome, OutputArgs};
 
@@ -66,7 +67,7 @@ enum FormatArg {
     Json,
 }
 
-pub fn run(args: StatsArgs) -> anyhow::Result<Outcome> {
+pub fn run(args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
     if args.output.line_buffered {
         bail!("--line-buffered does not go with stats: the report is written once, at the end");
     }
@@ -74,10 +75,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<Outcome> {
     let mut op = StatsOp::new(EnvelopeRules::new(options)?, args.by.into());
     op.write_rejects = args.output.rejects.is_some();
     op.max_line_bytes = args.input.max_line_bytes;
-    // Colour only on a terminal, and never with NO_COLOR (https://no-color.org).
-    let colour = args.output.output.is_none()
-        && std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let colour = color.colour(args.output.output.is_none() && args.output.compress.is_none());
     // Bars fit the terminal; elsewhere (a file, a pipe) the lines stay within 100 columns.
     let width = match console::Term::stdout().size_checked() {
         Some((_, columns)) if colour || std::io::stdout().is_terminal() => usize::from(columns),

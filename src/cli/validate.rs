@@ -7,6 +7,7 @@ use rdq_envelope::batch::{Command, ValidateConfig};
 use rdq_envelope::ops::{ReportFormat, ValidateOp};
 use rdq_envelope::EnvelopeRules;
 
+use super::colour::ColorArg;
 use super::{run, InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
@@ -46,8 +47,10 @@ enum Format {
     Json,
 }
 
-pub fn run(args: ValidateArgs) -> anyhow::Result<Outcome> {
-    let op = op(&args)?;
+pub fn run(args: ValidateArgs, color: ColorArg) -> anyhow::Result<Outcome> {
+    let mut op = op(&args)?;
+    let to_stdout = args.output.output.is_none() && args.output.compress.is_none();
+    op.colour = op.format == ReportFormat::Human && color.colour(to_stdout);
     run::run(
         &op,
         &args.input,

@@ -27,6 +27,41 @@ use numbers::{apply_number_patches, NumberPatch, NumberTrial};
 use scan::Grammar;
 use value::subtree_len;
 
+/// A byte classifier of the validator's single pass (stage 1) that this CPU runs: what
+/// `rdq-envelope --version` reports, and what `RDQ_ENVELOPE_SIMD` chooses among.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SimdPath {
+    /// Its name, as `RDQ_ENVELOPE_SIMD` spells it: `portable`, `sse4.2` or `avx2`.
+    pub name: &'static str,
+    /// The CPU features it needs (`["avx2", "bmi1", "pclmulqdq", "popcnt"]`); none for the
+    /// portable one.
+    pub features: &'static [&'static str],
+    /// Whether this process uses it: the fastest, unless `RDQ_ENVELOPE_SIMD` names another.
+    pub in_use: bool,
+}
+
+/// Every stage-1 classifier this CPU runs, fastest first, the one in use marked. The results
+/// never depend on it; only the speed does.
+///
+/// ```
+/// let paths = rdq_envelope::json::simd_paths();
+/// assert_eq!(paths.iter().filter(|p| p.in_use).count(), 1);
+/// assert_eq!(paths.last().map(|p| p.name), Some("portable"));
+/// ```
+pub fn simd_paths() -> Vec<SimdPath> {
+    let in_use = stage1::Classifier::detect();
+    stage1::Classifier::all()
+        .into_iter()
+        .rev()
+        .map(|c| SimdPath {
+            name: c.name(),
+            features: c.features(),
+            in_use: c == in_use,
+        })
+        .collect()
+}
+
 /// Objects with more keys than this are checked for duplicates with a hash table, not pairwise.
 const PAIRWISE_KEYS: usize = 8;
 

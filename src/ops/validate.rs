@@ -34,14 +34,17 @@ pub struct ValidateOp {
     pub write_rejects: bool,
     /// The reader cap, for the `LINE_TOO_LONG` message.
     pub max_line_bytes: usize,
+    /// Highlight the pointer and code of human diagnostics with ANSI escapes, for a terminal
+    /// ([`report::write_human_styled`]).
+    pub colour: bool,
 }
 
 impl ValidateOp {
     /// Validation by `rules`, with these defaults: diagnostics in [`ReportFormat::Human`],
     /// errors only (`report_warnings` off), valid lines not kept (`keep_valid` off), no reject
-    /// records (`write_rejects` off), and the reader's default cap
+    /// records (`write_rejects` off), the reader's default cap
     /// ([`DEFAULT_MAX_LINE_BYTES`](crate::framing::DEFAULT_MAX_LINE_BYTES)) as
-    /// `max_line_bytes`. Set `max_line_bytes` to the cap the pipeline reads with, so a
+    /// `max_line_bytes`, and no colour (`colour` off). Set `max_line_bytes` to the cap the pipeline reads with, so a
     /// `LINE_TOO_LONG` message names it.
     pub fn new(rules: EnvelopeRules) -> Self {
         ValidateOp {
@@ -51,6 +54,7 @@ impl ValidateOp {
             keep_valid: false,
             write_rejects: false,
             max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
+            colour: false,
         }
     }
 }
@@ -105,9 +109,13 @@ impl LineOperation for ValidateOp {
         }
         if !valid || (self.report_warnings && !verdict.warnings.is_empty()) {
             let _ = match self.format {
-                ReportFormat::Human => {
-                    report::write_human(&mut out.primary, at, verdict, self.report_warnings)
-                }
+                ReportFormat::Human => report::write_human_styled(
+                    &mut out.primary,
+                    at,
+                    verdict,
+                    self.report_warnings,
+                    self.colour,
+                ),
                 ReportFormat::Json => {
                     let id = doc
                         .as_ref()

@@ -81,6 +81,17 @@ impl Classifier {
             Classifier::Avx2 => "avx2",
         }
     }
+
+    /// The CPU features it runs on: those `x86::*_available` detects before offering it.
+    pub(crate) fn features(self) -> &'static [&'static str] {
+        match self {
+            Classifier::Portable => &[],
+            #[cfg(target_arch = "x86_64")]
+            Classifier::Sse42 => &["sse4.2", "pclmulqdq", "popcnt"],
+            #[cfg(target_arch = "x86_64")]
+            Classifier::Avx2 => &["avx2", "bmi1", "pclmulqdq", "popcnt"],
+        }
+    }
 }
 
 /// A block classifier. Stage 1 is compiled once per classifier (`Index::build_with`), so

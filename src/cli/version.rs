@@ -1,0 +1,50 @@
+//! `-V` and `--version`, as ripgrep prints them: `-V` the version and the commit it was built
+//! from; `--version` also the target and the SIMD paths this CPU runs, which is what a bug
+//! report about speed (or about a result only one machine gets) needs first.
+
+use rdq_envelope::json::{simd_paths, SimdPath};
+
+/// `0.1.0 (rev 6cf5943)`, or `0.1.0` when the build knew no commit (build.rs).
+pub fn short() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    match option_env!("RDQ_ENVELOPE_COMMIT") {
+        Some(commit) => format!("{version} (rev {commit})"),
+        None => version.to_owned(),
+    }
+}
+
+/// [`short`], a blank line, then `target: TRIPLE` and `simd: ...`.
+pub fn long() -> String {
+    format!(
+        "{}\n\ntarget: {}\nsimd: {}",
+        short(),
+        env!("RDQ_ENVELOPE_TARGET"),
+        simd_line(&simd_paths())
+    )
+}
+
+/// `avx2 (+avx2 +bmi1 +pclmulqdq +popcnt; also sse4.2, portable)`: the classifier in use with
+/// the CPU features it runs on, then the others this CPU could run (`RDQ_ENVELOPE_SIMD` picks
+/// among them); `portable` alone on a CPU with none of them.
+fn simd_line(paths: &[SimdPath]) -> String {
+    let Some(used) = paths.iter().find(|p| p.in_use) else {
+        return "portable".to_owned();
+    };
+    let mut notes: Vec<String> = Vec::new();
+    if !used.features.is_empty() {
+        let features: Vec<String> = used.features.iter().map(|f| format!("+{f}")).collect();
+        notes.push(features.join(" "));
+    }
+    // Not the fastest: only RDQ_ENVELOPE_SIMD makes it so.
+    if paths.first().is_some_and(|p| p.name != used.name) {
+        notes.push("RDQ_ENVELOPE_SIMD".to_owned());
+    }
+    let others: Vec<&str> = paths.iter().filter(|p| !p.in_use).map(|p| p.name).collect();
+    if !others.is_empty() {
+        notes.push(format!("also {}", others.join(", ")));
+    }
+    match notes.is_empty() {
+        true => used.name.to_owned(),
+        false => format!("{} ({})", used.name, notes.join("; ")),
+    }
+}
