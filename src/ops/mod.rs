@@ -1,6 +1,7 @@
 //! The commands' per-line work, as [`LineOperation`](crate::pipeline::LineOperation)s that the
 //! parallel pipeline applies: each command of the CLI supplies one.
 
+mod arrivals;
 mod dedupe;
 mod fields;
 mod filter;
@@ -13,6 +14,7 @@ mod show;
 mod stats;
 mod validate;
 
+pub use arrivals::{ArrivalBucket, Arrivals, MAX_ARRIVAL_BUCKETS};
 pub use dedupe::{DedupeOp, DedupeScan, DedupeWorker, History, Written};
 pub use filter::{
     FilterNotes, FilterOp, FilterTally, FilterWorker, Glob, LimitedLines, Predicates,
@@ -27,7 +29,7 @@ pub use sample::{SampleOp, SampleTally, SampleWorker};
 pub use show::{ShowOp, ShowPayload, ShowWorker};
 pub use stats::{
     Bucket, CreatedRange, Day, ErrorType, FingerprintGroup, Group, GroupBy, QueueCount, Stats,
-    StatsOp, StatsReport, StatsWorker, IN_FLIGHT, MAX_KEYS, NO_ATTEMPTS,
+    StatsOp, StatsOverview, StatsReport, StatsWorker, IN_FLIGHT, MAX_KEYS, NO_ATTEMPTS,
 };
 pub use validate::{ReportFormat, ValidateOp, ValidateWorker};
 

@@ -13,6 +13,7 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
+use super::arrivals::{self, Arrivals, Unit};
 use super::fields::{EnvelopeView, RangeView, TapeView};
 use super::fingerprint::{Fingerprint, Fingerprinter};
 use crate::diagnostic::cut_text;
@@ -40,6 +41,8 @@ pub const NO_ATTEMPTS: &str = "(no attempts)";
 pub const IN_FLIGHT: &str = "(in flight)";
 
 const MS_PER_DAY: i64 = 86_400_000;
+const MS_PER_HOUR: i64 = 3_600_000;
+const MS_PER_MINUTE: i64 = 60_000;
 
 /// What `stats --by` groups the envelopes by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -247,8 +250,9 @@ impl std::ops::AddAssign for ErrorCounts {
 #[derive(Debug, Default, Clone)]
 pub struct Stats {
     envelopes: u64,
-    /// By the group's key; `""` (which no group can be named) stands for none.
-    groups: Counts<String, u64>,
+    /// By the group's key, one table per grouping the tally is given (in that order); `""`
+    /// (which no group can be named) stands for none.
+    groups: Vec<Counts<String, u64>>,
     /// By the number of attempt records (the whole history across redrives).
     attempts: Counts<u64, u64>,
     /// By `redrive_count`.
@@ -258,6 +262,9 @@ pub struct Stats {
     error_types: Counts<String, ErrorCounts>,
     /// Arrivals by UTC day number (days since 1970-01-01).
     days: Counts<i64, u64>,
+    /// Arrivals by minute and by hour since 1970 (only when asked: the arrivals chart).
+    minutes: Counts<i64, u64>,
+    hours: Counts<i64, u64>,
     /// `--by fingerprint`: each group's details, by the same keys in the same order as
     /// `groups` (`None` for no error), so that the cap keeps the same groups.
     triage: Counts<Option<Fingerprint>, Triage>,
@@ -276,8 +283,26 @@ impl Stats {
         self.add_envelope(&TapeView(Top::of(root)), by);
     }
 
+    /// Adds one valid envelope, counted in the groups of each of `bys` (in that order: the
+    /// first is the one [`Stats::report`] reports) and, with `fine_arrivals`, in arrivals per
+    /// minute and per hour ([`Stats::arrivals`]). A tally must be given the same `bys` and
+    /// `fine_arrivals` for every envelope.
+    pub fn add_grouped(&mut self, root: Value<'_>, bys: &[GroupBy], fine_arrivals: bool) {
+        self.add_envelope_grouped(&TapeView(Top::of(root)), bys, fine_arrivals);
+    }
+
     /// Adds one valid envelope, read from its tape or from the single pass.
     pub(crate) fn add_envelope<'a>(&mut self, envelope: &impl EnvelopeView<'a>, by: GroupBy) {
+        self.add_envelope_grouped(envelope, &[by], false);
+    }
+
+    /// [`Stats::add_grouped`], read from its tape or from the single pass.
+    pub(crate) fn add_envelope_grouped<'a>(
+        &mut self,
+        envelope: &impl EnvelopeView<'a>,
+        bys: &[GroupBy],
+        fine_arrivals: bool,
+    ) {
         self.envelopes += 1;
         let created = parse_timestamp(envelope.created_at());
         if let Some(ms) = created {
@@ -286,6 +311,10 @@ impl Stats {
                 None => (ms, ms),
             });
             self.days.add(&ms.div_euclid(MS_PER_DAY), 1);
+            if fine_arrivals {
+                self.minutes.add(&ms.div_euclid(MS_PER_MINUTE), 1);
+                self.hours.add(&ms.div_euclid(MS_PER_HOUR), 1);
+            }
         }
         self.attempts.add(&(envelope.attempt_records() as u64), 1);
         let redrives = u64::try_from(envelope.redrive_count()).unwrap_or(0);
@@ -313,33 +342,43 @@ impl Stats {
                 },
             );
         }
-        let mut day = [0u8; 10];
-        let hex;
-        let key = match by {
-            GroupBy::Queue => envelope.queue(),
-            GroupBy::Handler => envelope.handler_ref(),
-            GroupBy::Status => envelope.status(),
-            // No error type is "" (`error.type` is never empty): null in the report, apart
-            // from any real type, `(none)` included.
-            GroupBy::ErrorType => last.and_then(|(kind, _)| kind).unwrap_or(""),
-            GroupBy::Outcome => match last {
-                None => NO_ATTEMPTS,
-                // `outcome` is null exactly while the attempt is in flight.
-                Some((_, outcome)) => outcome.unwrap_or(IN_FLIGHT),
-            },
-            GroupBy::Day => match created {
-                Some(ms) => day_text(ms, &mut day),
-                None => "",
-            },
-            GroupBy::Fingerprint => match self.add_triage(envelope) {
-                Some(fingerprint) => {
-                    hex = fingerprint.hex();
-                    std::str::from_utf8(&hex).unwrap_or_default()
-                }
-                None => "",
-            },
-        };
-        self.groups.add(cut_text(key, MAX_KEY_BYTES).as_ref(), 1);
+        // The fingerprint group's details are gathered once, whatever the groupings.
+        let fingerprint = bys
+            .contains(&GroupBy::Fingerprint)
+            .then(|| self.add_triage(envelope))
+            .flatten();
+        if self.groups.len() < bys.len() {
+            self.groups.resize_with(bys.len(), Counts::default);
+        }
+        for (groups, &by) in self.groups.iter_mut().zip(bys) {
+            let mut day = [0u8; 10];
+            let hex;
+            let key = match by {
+                GroupBy::Queue => envelope.queue(),
+                GroupBy::Handler => envelope.handler_ref(),
+                GroupBy::Status => envelope.status(),
+                // No error type is "" (`error.type` is never empty): null in the report, apart
+                // from any real type, `(none)` included.
+                GroupBy::ErrorType => last.and_then(|(kind, _)| kind).unwrap_or(""),
+                GroupBy::Outcome => match last {
+                    None => NO_ATTEMPTS,
+                    // `outcome` is null exactly while the attempt is in flight.
+                    Some((_, outcome)) => outcome.unwrap_or(IN_FLIGHT),
+                },
+                GroupBy::Day => match created {
+                    Some(ms) => day_text(ms, &mut day),
+                    None => "",
+                },
+                GroupBy::Fingerprint => match fingerprint {
+                    Some(fingerprint) => {
+                        hex = fingerprint.hex();
+                        std::str::from_utf8(&hex).unwrap_or_default()
+                    }
+                    None => "",
+                },
+            };
+            groups.add(cut_text(key, MAX_KEY_BYTES).as_ref(), 1);
+        }
     }
 
     /// Adds an envelope to its fingerprint group's details: its last error's fingerprint.
@@ -380,7 +419,12 @@ impl Stats {
     /// Moves `self`'s counts into `total`, leaving `self` empty with its capacity kept.
     pub fn drain_into(&mut self, total: &mut Stats) {
         total.envelopes += std::mem::take(&mut self.envelopes);
-        self.groups.drain_into(&mut total.groups);
+        if total.groups.len() < self.groups.len() {
+            total.groups.resize_with(self.groups.len(), Counts::default);
+        }
+        for (mine, theirs) in self.groups.iter_mut().zip(&mut total.groups) {
+            mine.drain_into(theirs);
+        }
         self.attempts.drain_into(&mut total.attempts);
         self.redrives.drain_into(&mut total.redrives);
         if let Some((first, last)) = self.created.take() {
@@ -391,22 +435,59 @@ impl Stats {
         }
         self.error_types.drain_into(&mut total.error_types);
         self.days.drain_into(&mut total.days);
+        self.minutes.drain_into(&mut total.minutes);
+        self.hours.drain_into(&mut total.hours);
         self.triage.drain_into(&mut total.triage);
         self.group_queues.drain_into(&mut total.group_queues);
     }
 
     /// The report: groups by count (largest first, then by key), the `top` error types by
     /// failed attempts, histograms and days in ascending order. `books` supplies the line
-    /// counts.
+    /// counts. The groups are those of the first grouping the envelopes were added with
+    /// (which is `by`).
     pub fn report(&self, by: GroupBy, top: usize, books: &Summary) -> StatsReport {
+        self.report_of(0, by, top, books)
+    }
+
+    /// The arrivals over time, in buckets of the narrowest width that draws the `created_at`
+    /// range in at most [`arrivals::MAX_ARRIVAL_BUCKETS`] bars: per minute or hour only if the envelopes
+    /// were added with `fine_arrivals` (and the per-minute or per-hour table kept every key).
+    pub fn arrivals(&self) -> Arrivals {
+        let Some(range) = self.created else {
+            return Arrivals::default();
+        };
+        let complete = |counts: &Counts<i64, u64>| counts.len() > 0 && counts.other == 0;
+        let finest = if complete(&self.minutes) {
+            Unit::Minute
+        } else if complete(&self.hours) {
+            Unit::Hour
+        } else {
+            Unit::Day
+        };
+        let source = match finest {
+            Unit::Minute => &self.minutes,
+            Unit::Hour => &self.hours,
+            Unit::Day => &self.days,
+        };
+        arrivals::buckets(
+            range,
+            finest,
+            source.iter().map(|(&k, &n)| (k, n)),
+            source.other,
+        )
+    }
+
+    /// The report of the grouping at `index` of those the envelopes were added with.
+    fn report_of(&self, index: usize, by: GroupBy, top: usize, books: &Summary) -> StatsReport {
+        let no_groups = Counts::default();
+        let table = self.groups.get(index).unwrap_or(&no_groups);
         let timestamp = |ms: i64| {
             let mut text = Vec::with_capacity(24);
             push_timestamp(&mut text, ms);
             String::from_utf8(text).unwrap_or_default()
         };
         let mut queues = self.queues_by_group();
-        let mut groups: Vec<Group> = self
-            .groups
+        let mut groups: Vec<Group> = table
             .iter()
             .map(|(key, &count)| Group {
                 key: (!key.is_empty()).then(|| key.clone()),
@@ -439,7 +520,7 @@ impl Stats {
             envelopes: self.envelopes,
             by: by.name(),
             groups,
-            groups_other: self.groups.other,
+            groups_other: table.other,
             created_at: self.created.map(|(first, last)| CreatedRange {
                 first: timestamp(first),
                 last: timestamp(last),
@@ -668,7 +749,23 @@ pub struct StatsOp {
     pub write_rejects: bool,
     /// The reader cap, for the `LINE_TOO_LONG` message.
     pub max_line_bytes: usize,
+    /// The groupings counted beside `by` ([`StatsOp::overview`]), none twice, `by` not among
+    /// them.
+    also: Vec<GroupBy>,
+    /// Count arrivals per minute and per hour ([`StatsOp::overview`]).
+    fine_arrivals: bool,
     total: Mutex<Stats>,
+}
+
+/// Everything [`StatsOp::overview`] reports: a report per grouping, and the arrivals over time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StatsOverview {
+    /// The report of `by`, then one for each other grouping asked for, in that order; each is
+    /// what a `stats` run with that grouping alone reports.
+    pub reports: Vec<StatsReport>,
+    /// The arrivals over time, in buckets of a width that suits their range.
+    pub arrivals: Arrivals,
 }
 
 impl StatsOp {
@@ -680,7 +777,46 @@ impl StatsOp {
             by,
             write_rejects: false,
             max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
+            also: Vec::new(),
+            fine_arrivals: false,
             total: Mutex::default(),
+        }
+    }
+
+    /// Also counts the groups of each of `also` (those that are not `by` already), and the
+    /// arrivals per minute and per hour, all in the same pass: what [`StatsOp::overview`]
+    /// reports.
+    pub fn with_overview(mut self, also: &[GroupBy]) -> Self {
+        for &grouping in also {
+            if grouping != self.by && !self.also.contains(&grouping) {
+                self.also.push(grouping);
+            }
+        }
+        self.fine_arrivals = true;
+        self
+    }
+
+    /// The groupings counted: `by` first.
+    fn groupings(&self) -> ([GroupBy; 8], usize) {
+        let mut all = [self.by; 8];
+        // At most the 6 groupings that are not `by`: `with_overview` keeps each once.
+        let n = self.also.len().min(7);
+        all[1..=n].copy_from_slice(&self.also[..n]);
+        (all, n + 1)
+    }
+
+    /// The report of each grouping (`by`, then those of [`StatsOp::with_overview`]) and the
+    /// arrivals over time.
+    pub fn overview(&self, top: usize, books: &Summary) -> StatsOverview {
+        let total = self.total.lock().unwrap_or_else(|e| e.into_inner());
+        let (groupings, n) = self.groupings();
+        StatsOverview {
+            reports: groupings[..n]
+                .iter()
+                .enumerate()
+                .map(|(index, &by)| total.report_of(index, by, top, books))
+                .collect(),
+            arrivals: total.arrivals(),
         }
     }
 
@@ -726,7 +862,9 @@ impl LineOperation for StatsOp {
                     line: line.content,
                     fields,
                 };
-                out.tally.add_envelope(&view, self.by);
+                let (groupings, n) = self.groupings();
+                out.tally
+                    .add_envelope_grouped(&view, &groupings[..n], self.fine_arrivals);
                 return Action::Emit;
             }
         }
@@ -734,7 +872,9 @@ impl LineOperation for StatsOp {
         match doc {
             Some(doc) if verdict.is_valid() => {
                 out.summary.tally_warnings(&verdict.warnings);
-                out.tally.add(doc.root(), self.by);
+                let (groupings, n) = self.groupings();
+                out.tally
+                    .add_grouped(doc.root(), &groupings[..n], self.fine_arrivals);
                 Action::Emit
             }
             _ => {
@@ -856,5 +996,51 @@ mod single_pass_tests {
                 "{by:?}"
             );
         }
+    }
+
+    /// Counted together in one pass, each grouping reports what it reports alone; the fine
+    /// arrivals add up to the arrivals per day.
+    #[test]
+    fn an_overview_is_each_grouping_alone() {
+        let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
+        let mut parser = JsonParser::new();
+        let mut verdict = Verdict::default();
+        let all = [
+            GroupBy::Outcome,
+            GroupBy::Queue,
+            GroupBy::Status,
+            GroupBy::Fingerprint,
+        ];
+        let mut together = Stats::default();
+        let mut alone: Vec<Stats> = all.iter().map(|_| Stats::default()).collect();
+        for line in crate::gen::test_lines(34, 2, 0.05, 600) {
+            let Some(doc) = rules.check_line(&mut parser, &line, &mut verdict) else {
+                continue;
+            };
+            if !verdict.is_valid() {
+                continue;
+            }
+            together.add_grouped(doc.root(), &all, true);
+            for (stats, &by) in alone.iter_mut().zip(&all) {
+                stats.add(doc.root(), by);
+            }
+        }
+        let books = Summary::default();
+        for (index, (stats, &by)) in alone.iter().zip(&all).enumerate() {
+            assert_eq!(
+                together.report_of(index, by, 10, &books),
+                stats.report(by, 10, &books),
+                "{by:?}"
+            );
+        }
+        let arrivals = together.arrivals();
+        let days = together
+            .report(GroupBy::Outcome, 10, &books)
+            .arrivals_per_day;
+        assert!(!arrivals.buckets.is_empty() && arrivals.other == 0);
+        assert_eq!(
+            arrivals.buckets.iter().map(|b| b.count).sum::<u64>(),
+            days.iter().map(|d| d.count).sum::<u64>()
+        );
     }
 }
