@@ -20,6 +20,7 @@ mod schema;
 mod show;
 mod signals;
 mod stats;
+mod stats_html;
 mod stats_table;
 mod time;
 mod validate;

@@ -9,6 +9,7 @@ use rdq_envelope::ops::{GroupBy, StatsOp};
 use rdq_envelope::EnvelopeRules;
 
 use super::colour::ColorArg;
+use super::stats_html::{write_html, Context};
 use super::stats_table::{write_tables, Style};
 use super::{run, InputArgs, Outcome, OutputArgs};
 
@@ -25,11 +26,13 @@ pub struct StatsArgs {
     #[arg(long, value_enum, default_value_t = ByArg::Queue)]
     by: ByArg,
 
-    /// table: aligned tables with bar charts, for people; json: one object, stable for scripts.
+    /// table: aligned tables with bar charts, for people; json: one object, stable for scripts;
+    /// html: a self-contained triage report with charts (queues, statuses and fingerprints
+    /// beside --by), to mail or attach to an incident.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
 
-    /// How many error types to list.
+    /// How many error types (and, in the HTML report, fingerprints) to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
     top: usize,
 }
@@ -65,6 +68,7 @@ impl From<ByArg> for GroupBy {
 enum FormatArg {
     Table,
     Json,
+    Html,
 }
 
 pub fn run(args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
@@ -73,6 +77,10 @@ pub fn run(args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
     }
     let options = args.input.rule_options();
     let mut op = StatsOp::new(EnvelopeRules::new(options)?, args.by.into());
+    if args.format == FormatArg::Html {
+        // The report shows these whatever --by is, all counted in the one pass.
+        op = op.with_overview(&[GroupBy::Status, GroupBy::Queue, GroupBy::Fingerprint]);
+    }
     op.write_rejects = args.output.rejects.is_some();
     op.max_line_bytes = args.input.max_line_bytes;
     let colour = color.colour(args.output.output.is_none() && args.output.compress.is_none());
@@ -81,14 +89,30 @@ pub fn run(args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
         Some((_, columns)) if colour || std::io::stdout().is_terminal() => usize::from(columns),
         _ => 100,
     };
+    let inputs: Vec<String> = args
+        .input
+        .files
+        .iter()
+        .map(|f| f.to_string_lossy().into_owned())
+        .collect();
     run::run_then(&op, &args.input, &args.output, None, false, |books, out| {
+        if args.format == FormatArg::Html {
+            let context = Context {
+                inputs: &inputs,
+                top: args.top,
+            };
+            write_html(&op.overview(args.top, books), books, &context, out)?;
+            return Ok(());
+        }
         let report = op.report(args.top, books);
         match args.format {
             FormatArg::Json => {
                 serde_json::to_writer(&mut *out, &report)?;
                 writeln!(out)?;
             }
-            FormatArg::Table => write_tables(&report, &Style::new(colour), width, out)?,
+            FormatArg::Table | FormatArg::Html => {
+                write_tables(&report, &Style::new(colour), width, out)?
+            }
         }
         Ok(())
     })
