@@ -136,9 +136,10 @@ header p { margin: 2px 0; color: var(--muted); overflow-wrap: anywhere; }
 section { margin: 0 0 22px; }
 .grid { display: grid; grid-template-columns: 1fr 1fr; gap: 0 32px; }
 .grid > section { min-width: 0; }
-.cards { display: flex; flex-wrap: wrap; gap: 12px; margin-bottom: 12px; }
-.card { border: 1px solid var(--line); border-radius: 6px; padding: 8px 16px; min-width: 130px;
-  background: var(--soft); }
+.books { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 7fr); gap: 12px 32px;
+  align-items: start; }
+.cards { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+.card { border: 1px solid var(--line); border-radius: 6px; padding: 8px 16px; background: var(--soft); }
 .card .n { display: block; font-size: 24px; font-weight: 600; font-variant-numeric: tabular-nums; }
 .card .l { color: var(--muted); }
 .card.ok .n { color: var(--ok); }
@@ -178,12 +179,12 @@ button.copy { font: inherit; font-size: 12px; padding: 3px 10px; border: 1px sol
   border-radius: 4px; background: #fff; cursor: pointer; }
 footer { border-top: 1px solid var(--line); padding-top: 8px; color: var(--muted);
   font-size: 12.5px; }
-@media (max-width: 900px) { .grid { grid-template-columns: 1fr; } }
+@media (max-width: 900px) { .grid, .books { grid-template-columns: 1fr; } }
 @media print {
   @page { margin: 12mm; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   body { max-width: none; padding: 0; font-size: 10pt; }
-  .grid { grid-template-columns: 1fr 1fr; }
+  .grid, .books { grid-template-columns: 1fr 1fr; }
   section, figure, .fp, tr, svg { break-inside: avoid; page-break-inside: avoid; }
   h2 { break-after: avoid; page-break-after: avoid; }
   button.copy { display: none; }
@@ -239,7 +240,8 @@ fn render(overview: &StatsOverview, books: &Summary, context: &Context<'_>) -> S
     }
     h.push_str("</header>\n");
 
-    books_section(&mut h, first, books);
+    let files: Vec<String> = inputs.iter().map(|i| shell_word(i)).collect();
+    books_section(&mut h, first, books, &files.join(" "));
     arrivals_section(&mut h, &overview.arrivals, first.envelopes);
 
     h.push_str("<div class=\"grid\">\n");
@@ -251,7 +253,7 @@ fn render(overview: &StatsOverview, books: &Summary, context: &Context<'_>) -> S
     h.push_str("</div>\n");
 
     if let Some(report) = find("fingerprint") {
-        fingerprint_section(&mut h, report, context.top, &inputs);
+        fingerprint_section(&mut h, report, context.top, &files.join(" "));
     }
 
     h.push_str("<div class=\"grid\">\n");
@@ -296,8 +298,11 @@ fn render(overview: &StatsOverview, books: &Summary, context: &Context<'_>) -> S
 }
 
 /// The counts and the books: lines, valid, rejected (by code), blank.
-fn books_section(h: &mut String, report: &StatsReport, books: &Summary) {
-    h.push_str("<section id=\"books\">\n<h2>The books</h2>\n<div class=\"cards\">\n");
+fn books_section(h: &mut String, report: &StatsReport, books: &Summary, files: &str) {
+    h.push_str(
+        "<section id=\"books\">\n<h2>The books</h2>\n<div class=\"books\">\n\
+         <div class=\"cards\">\n",
+    );
     let card = |h: &mut String, class: &str, stat: &str, n: u64, label: &str| {
         let _ = writeln!(
             h,
@@ -316,7 +321,7 @@ fn books_section(h: &mut String, report: &StatsReport, books: &Summary) {
         "rejected lines",
     );
     card(h, "", "blank", report.blank, "blank lines");
-    h.push_str("</div>\n");
+    h.push_str("</div>\n<div>\n");
     for (title, stat, counts) in [
         ("Rejected lines by error code", "by_code", &books.by_code),
         (
@@ -349,7 +354,19 @@ fn books_section(h: &mut String, report: &StatsReport, books: &Summary) {
         }
         h.push_str("</table>\n");
     }
-    h.push_str("</section>\n");
+    if report.rejected > 0 {
+        let command = format!("rdq-envelope validate {files}");
+        let _ = writeln!(
+            h,
+            "<p class=\"note\">Each rejected line, with its position and reasons:</p>\n\
+             <div class=\"cmdline\"><pre class=\"cmd\">{}</pre></div>",
+            escape(&command)
+        );
+    }
+    if books.by_code.is_empty() && books.warnings_by_code.is_empty() && report.rejected == 0 {
+        h.push_str("<p class=\"note\">Every line is valid or blank.</p>\n");
+    }
+    h.push_str("</div>\n</div>\n</section>\n");
 }
 
 /// A bar for a table cell, `n` against `largest`.
@@ -439,13 +456,12 @@ fn group_key(group: &Group) -> (String, String) {
 
 /// The top error fingerprints, each with what it is, where and when it was seen, sample IDs
 /// and the command line that selects its envelopes.
-fn fingerprint_section(h: &mut String, report: &StatsReport, top: usize, inputs: &[String]) {
+fn fingerprint_section(h: &mut String, report: &StatsReport, top: usize, files: &str) {
     let _ = writeln!(
         h,
         "<section id=\"fingerprints\">\n<h2>Top error fingerprints <small>envelopes by their \
          last error's type and normalised message</small></h2>"
     );
-    let files: Vec<String> = inputs.iter().map(|i| shell_word(i)).collect();
     for group in report.groups.iter().take(top) {
         let triage = group.triage.as_ref();
         let class = if group.key.is_some() { "fp" } else { "fp none" };
@@ -515,7 +531,7 @@ fn fingerprint_section(h: &mut String, report: &StatsReport, top: usize, inputs:
             let command = format!(
                 "rdq-envelope filter --fingerprint {} {}",
                 shell_word(key),
-                files.join(" ")
+                files
             );
             let _ = writeln!(
                 h,
