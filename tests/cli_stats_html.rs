@@ -637,7 +637,12 @@ fn chromium_renders_it_with_the_same_figures() {
                 "--window-size=1366,2400",
                 "--dump-dom",
             ])
-            .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+            // A profile of its own: a second launch on one profile can hand its work to the
+            // first (still closing) and write nothing.
+            .arg(format!(
+                "--user-data-dir={}",
+                dir.join(format!("profile-{png}")).display()
+            ))
             .arg(format!("--screenshot={}", screenshot.display()))
             .arg(format!("file://{}", html_path.display()))
             .output()

@@ -281,18 +281,13 @@ fn render(overview: &StatsOverview, books: &Summary, context: &Context<'_>) -> S
         breakdown_section(&mut h, first);
     }
 
-    let command: Vec<String> = ["rdq-envelope", "stats", "--format", "html"]
-        .into_iter()
-        .map(str::to_owned)
-        .chain(inputs.iter().map(|i| shell_word(i)))
-        .collect();
     let _ = write!(
         h,
-        "<footer>Made by rdq-envelope {} (<code>{}</code>). Figures are those of \
-         <code>stats --format json</code>; times are UTC.</footer>\n\
+        "<footer>Made by rdq-envelope {} <code>stats --format html</code> from {}. The figures \
+         are those of <code>stats --format json</code>; times are UTC.</footer>\n\
          <script>{SCRIPT}</script>\n</body>\n</html>\n",
         env!("CARGO_PKG_VERSION"),
-        escape(&command.join(" ")),
+        escape(&named),
     );
     h
 }
