@@ -246,9 +246,10 @@ error_type\t''
 outcome\t''
 day\t''
 fingerprint\t'The last error\'s fingerprint (docs/cli.md#fingerprints)'"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l format -d 'table: aligned tables with bar charts, for people; json: one object, stable for scripts' -r -f -a "table\t''
-json\t''"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l top -d 'How many error types to list' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l format -d 'table: aligned tables with bar charts, for people; json: one object, stable for scripts; html: a self-contained triage report with charts (queues, statuses and fingerprints beside --by), to mail or attach to an incident' -r -f -a "table\t''
+json\t''
+html\t''"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l top -d 'How many error types (and, in the HTML report, fingerprints) to list' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
