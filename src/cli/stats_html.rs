@@ -908,7 +908,7 @@ mod tests {
         assert_eq!(tick_step(9, 5), 2);
         assert_eq!(tick_step(82, 5), 20);
         assert_eq!(tick_step(244, 5), 50);
-        assert_eq!(tick_step(u64::MAX, 5), 10_000_000_000_000_000_000);
+        assert_eq!(tick_step(u64::MAX, 5), 5_000_000_000_000_000_000);
     }
 
     #[test]
