@@ -11,6 +11,9 @@ and interleaved round by round (the machines are noisy: the medians are reported
   migrate 1->2, 2->1, 2->2        splicing migrations (1->2 on a version 1 corpus), identity
   filter, stats -j1 / -j2         the DLQ commands, to set beside validate (goal: 0.90 of it)
   redrive -j2                     beside validate -j2
+  triage -j2                      stats --by fingerprint, filter --where (cheap predicates
+                                  keep about 10% for the expression), redrive --rate, dedupe
+                                  --keep first / newest, sample: each beside validate -j2
   show, ID near the front / last  show stops reading at its match (seconds, not MB/s)
   import chokaq -j1 / -j2         migrate --from chokaq on gen --format chokaq rows
   zstd -dc, validate -j2 on .zst  decompression, alone and under the pipeline
@@ -66,6 +69,10 @@ def timed(cmd):
 
 # A selective filter: the predicates every line is checked against, few lines kept.
 FILTER = "--status DEAD --error-type 'java.net.*' --min-attempts 2"
+# --where behind cheap predicates that pass about 10% of gen lines (one queue of six, three or
+# more attempts), as an operator narrows first: the jq expression runs on those only.
+WHERE = ("--queue billing.invoices --min-attempts 3 "
+         "--where '.attempts[-1].error.type // \"\" | test(\"Timeout|Connect\")'")
 
 
 def copy_lines(source, path, nbytes):
@@ -241,6 +248,15 @@ def main():
         ("show, ID on the last line", f"{BIN} show -j2 {last_id} {corpus}", size, bare(2)),
         ("redrive -j2", f"{BIN} redrive -q -j2 --at 2026-05-01T12:00:00.000Z {corpus}", size,
          bare(2)),
+        ("stats --by fingerprint -j2", f"{BIN} stats -q -j2 --by fingerprint {corpus}", size,
+         bare(2)),
+        ("filter --where -j2", f"{BIN} filter -q -j2 {WHERE} {corpus}", size, bare(2)),
+        ("redrive --rate -j2",
+         f"{BIN} redrive -q -j2 --at 2026-05-01T12:00:00.000Z --rate 500/s {corpus}", size,
+         bare(2)),
+        ("dedupe first -j2", f"{BIN} dedupe -q -j2 --keep first {corpus}", size, bare(2)),
+        ("dedupe newest -j2", f"{BIN} dedupe -q -j2 --keep newest {corpus}", size, bare(2)),
+        ("sample 1000 -j2", f"{BIN} sample 1000 -q -j2 --seed 1 {corpus}", size, bare(2)),
         ("import chokaq -j1", f"{BIN} migrate -q -j1 --from chokaq {corpus_chokaq}", size_chokaq,
          bare(1)),
         ("import chokaq -j2", f"{BIN} migrate -q -j2 --from chokaq {corpus_chokaq}", size_chokaq,
@@ -281,11 +297,11 @@ def main():
           f"(ratio {size / zsize:.2f}); {args.rounds} interleaved rounds, medians")
     print(f"stacks corpus: {stacks}: {stacks_size / 1e6:.0f} MB, {stacks_lines} lines "
           f"({stacks_size / stacks_lines / 1e3:.0f} KB a line, stacks of {args.stack_bytes} bytes)")
-    print(f"{'run':<20} {'MB/s':>9}  {'x bare parse':>12}")
+    print(f"{'run':<28} {'MB/s':>9}  {'x bare parse':>12}")
     for name, cmd, nbytes, base in runs:
         if name.startswith("show"):
             continue  # seconds, below
-        print(f"{name:<20} {mbps[name]:9.0f}  {mbps[name] / mbps[base]:12.2f}")
+        print(f"{name:<28} {mbps[name]:9.0f}  {mbps[name] / mbps[base]:12.2f}")
     def ratio(a, b):
         if a in mbps and b in mbps:
             print(f"{a} / {b}: {mbps[a] / mbps[b]:.2f}")
@@ -294,6 +310,10 @@ def main():
         ratio(f"filter -j{j}", f"validate -j{j}")
         ratio(f"stats -j{j}", f"validate -j{j}")
         ratio(f"validate stacks -j{j}", f"validate -j{j}")
+    for name in ("redrive -j2", "stats --by fingerprint -j2", "filter --where -j2",
+                 "redrive --rate -j2", "dedupe first -j2", "dedupe newest -j2",
+                 "sample 1000 -j2"):
+        ratio(name, "validate -j2")
     for name in ("show, ID on line 10", "show, ID on the last line"):
         if name in seconds:
             print(f"{name}: {statistics.median(seconds[name]):.3f} s")
@@ -302,7 +322,8 @@ def main():
             continue
         rows_per_s = rows_chokaq / statistics.median(seconds[name])
         print(f"{name}: {rows_per_s:,.0f} rows/s ({rows_chokaq} rows, {size_chokaq / 1e6:.0f} MB)")
-    for name in ("validate -j1", "validate -j2", "validate -j2 .zst", "validate stacks -j2"):
+    for name in ("validate -j1", "validate -j2", "validate -j2 .zst", "validate stacks -j2",
+                 "dedupe first -j2", "dedupe newest -j2"):
         if peaks.get(name):
             print(f"peak RSS {name}: {max(peaks[name]) / 1024:.0f} MiB")
 
