@@ -98,12 +98,49 @@ const CACHE_MESSAGE_BYTES: usize = 512;
 /// Fingerprints errors for one worker, remembering the last few messages (direct-mapped by a
 /// hash of the type and the message's text): a message seen again costs a hash and a compare
 /// instead of a scan and a SHA-256. Allocates only while its slots grow to their largest.
+/// A second level: messages that differ only in their variable parts (an ID, a number) miss
+/// the first level, but normalise to a template seen before; remembering templates saves the
+/// SHA-256, which measured at about a fifth of `stats --by fingerprint`'s instructions.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Fingerprinter {
     slots: Vec<Slot>,
+    templates: Vec<Known>,
     decoded: String,
     /// The template of a message too long to remember.
     template: String,
+}
+
+/// A template remembered with its type and fingerprint.
+#[derive(Debug, Default, Clone)]
+struct Known {
+    kind: String,
+    template: String,
+    fingerprint: Option<Fingerprint>,
+}
+
+/// The fingerprint of `template`, from `known` when it holds it, else computed and
+/// remembered there (direct-mapped, as the messages are).
+fn template_fingerprint(known: &mut Vec<Known>, kind: &str, template: &str) -> Fingerprint {
+    if template.len() > CACHE_MESSAGE_BYTES {
+        return Fingerprint::of_template(kind, template);
+    }
+    if known.is_empty() {
+        known.resize_with(CACHE_SLOTS, Known::default);
+    }
+    let hash = foldhash::fast::FixedState::with_seed(23).hash_one((kind, template));
+    let slot = &mut known[hash as usize % CACHE_SLOTS];
+    match slot.fingerprint {
+        Some(fingerprint) if slot.kind == kind && slot.template == template => fingerprint,
+        _ => {
+            let fingerprint = Fingerprint::of_template(kind, template);
+            slot.kind.clear();
+            slot.kind.push_str(kind);
+            slot.template.clear();
+            slot.template.push_str(template);
+            slot.fingerprint = Some(fingerprint);
+            fingerprint
+        }
+    }
 }
 
 #[derive(Debug, Default, Clone)]
@@ -126,7 +163,7 @@ impl Fingerprinter {
         if raw.len() > CACHE_MESSAGE_BYTES {
             normalise(message.decode(&mut self.decoded), &mut self.template);
             return (
-                Fingerprint::of_template(kind, &self.template),
+                template_fingerprint(&mut self.templates, kind, &self.template),
                 &self.template,
             );
         }
@@ -141,7 +178,8 @@ impl Fingerprinter {
             && slot.message == raw;
         if !hit {
             normalise(message.decode(&mut self.decoded), &mut slot.template);
-            slot.fingerprint = Some(Fingerprint::of_template(kind, &slot.template));
+            let fingerprint = template_fingerprint(&mut self.templates, kind, &slot.template);
+            slot.fingerprint = Some(fingerprint);
             slot.kind.clear();
             slot.kind.push_str(kind);
             slot.message.clear();
@@ -619,6 +657,28 @@ mod tests {
         assert_eq!(Fingerprint::parse(&f.to_string().to_uppercase()), Some(f));
         for bad in ["", "abc", "0123456789ag", "0123456789abc", "+123456789ab"] {
             assert_eq!(Fingerprint::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    /// The two cache levels give what the algorithm gives: messages with the same template
+    /// share a fingerprint, the type still tells them apart, and colliding slots are
+    /// overwritten, never confused.
+    #[test]
+    fn the_caches_give_the_uncached_fingerprint() {
+        let mut f = Fingerprinter::default();
+        for round in 0..3 {
+            for i in 0..500u32 {
+                let kind = ["A", "B", "java.io.IOException"][(i % 3) as usize];
+                let message = format!(
+                    "job {} failed at step {} of template {}",
+                    i * 7 + round,
+                    i,
+                    i % 90
+                );
+                let (got, template) = f.fingerprint(kind, Text::Plain(&message));
+                assert_eq!(template, n(&message));
+                assert_eq!(got, Fingerprint::of(kind, &message), "{kind} {message}");
+            }
         }
     }
 
