@@ -2,6 +2,7 @@
 //! parallel pipeline applies: each command of the CLI supplies one.
 
 mod dedupe;
+mod export;
 mod fields;
 mod filter;
 mod fingerprint;
@@ -14,6 +15,10 @@ mod stats;
 mod validate;
 
 pub use dedupe::{DedupeOp, DedupeScan, DedupeWorker, History, Written};
+pub use export::{
+    ColumnType, ExportError, ExportField, ExportFormat, ExportOp, ExportTally, ExportWorker,
+    UnknownField, DEFAULT_FIELDS, FIELD_NAMES, ROW_GROUP_BYTES, ROW_GROUP_ROWS,
+};
 pub use filter::{
     FilterNotes, FilterOp, FilterTally, FilterWorker, Glob, LimitedLines, Predicates,
 };

@@ -1,0 +1,685 @@
+//! `export`: one row per valid envelope, chosen columns, as CSV, TSV or Parquet
+//! (docs/cli.md#export).
+//!
+//! Workers read each valid line's values straight from its tape (strings decoded, so a row
+//! holds the envelope's text, not its JSON escapes). CSV and TSV rows are formatted on the
+//! workers into the chunk's primary output, through one reused `csv::Writer` per worker, and
+//! come out in input order as every command's lines do. For Parquet the workers collect the
+//! chunk's typed column values in its tally; the writer's thread turns them into Arrow arrays
+//! in [`LineOperation::settle`], hands them to the Parquet writer (which closes a row group
+//! every [`ROW_GROUP_ROWS`] rows, or earlier past [`ROW_GROUP_BYTES`]) and moves the encoded
+//! bytes into the chunk's output, so memory stays flat and the file goes through the same
+//! atomic output as every other.
+
+#[cfg(feature = "parquet")]
+mod parquet;
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+#[cfg(feature = "parquet")]
+use std::sync::Mutex;
+
+use super::fields::{error_type, text, Text};
+use super::fingerprint::Fingerprinter;
+use crate::envelope::formats::parse_timestamp;
+use crate::envelope::{EnvelopeRules, Top, Verdict};
+use crate::json::{JsonParser, Value};
+use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
+
+/// Rows per Parquet row group: big enough for good compression and fast scans, small enough
+/// that a row group's buffers stay a few megabytes.
+pub const ROW_GROUP_ROWS: usize = 64 * 1024;
+
+/// A row group is closed early once its encoded columns reach this many bytes (long error
+/// messages), so memory stays flat whatever the rows hold.
+pub const ROW_GROUP_BYTES: usize = 64 << 20;
+
+/// The names `--fields` knows, in the order docs/cli.md#export lists them; `header.KEY`
+/// stands for any header key.
+pub const FIELD_NAMES: &[&str] = &[
+    "id",
+    "envelope_version",
+    "queue",
+    "handler_ref",
+    "handler_version",
+    "status",
+    "attempt_count",
+    "redrive_count",
+    "created_at",
+    "next_attempt_at",
+    "lease_expires_at",
+    "payload_content_type",
+    "payload_bytes",
+    "source",
+    "header.KEY",
+    "last.outcome",
+    "last.error.type",
+    "last.error.message",
+    "last.started_at",
+    "last.finished_at",
+    "fingerprint",
+];
+
+/// The columns without `--fields`.
+pub const DEFAULT_FIELDS: &[&str] = &[
+    "id",
+    "queue",
+    "handler_ref",
+    "status",
+    "attempt_count",
+    "redrive_count",
+    "created_at",
+    "last.outcome",
+    "last.error.type",
+    "last.error.message",
+    "last.finished_at",
+    "fingerprint",
+];
+
+/// One column of an export.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExportField {
+    /// `id`.
+    Id,
+    /// `envelope_version`.
+    EnvelopeVersion,
+    /// `queue`.
+    Queue,
+    /// `handler_ref`.
+    HandlerRef,
+    /// `handler_version` (null when absent or `null`).
+    HandlerVersion,
+    /// `status`.
+    Status,
+    /// `attempt_count`.
+    AttemptCount,
+    /// `redrive_count`.
+    RedriveCount,
+    /// `created_at`.
+    CreatedAt,
+    /// `next_attempt_at`.
+    NextAttemptAt,
+    /// `lease_expires_at`.
+    LeaseExpiresAt,
+    /// `payload_content_type`.
+    PayloadContentType,
+    /// The decoded payload's length in bytes (null under a claim check).
+    PayloadBytes,
+    /// `headers["rdq.source"]` in version 1, `origin.source` in version 2.
+    Source,
+    /// `headers[KEY]`.
+    Header(String),
+    /// The last attempt's `outcome`.
+    LastOutcome,
+    /// The last attempt's `error.type`.
+    LastErrorType,
+    /// The last attempt's `error.message`.
+    LastErrorMessage,
+    /// The last attempt's `started_at`.
+    LastStartedAt,
+    /// The last attempt's `finished_at`.
+    LastFinishedAt,
+    /// The fingerprint of the last attempt that has an error (docs/cli.md#fingerprints).
+    Fingerprint,
+}
+
+/// The type of a column's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    /// UTF-8 text.
+    Text,
+    /// A whole number (64-bit).
+    Integer,
+    /// An instant, in UTC milliseconds (the envelope's timestamp form in CSV).
+    Timestamp,
+}
+
+/// A `--fields` name that is not in the vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown field {name:?}: the fields are {}", FIELD_NAMES.join(", "))]
+pub struct UnknownField {
+    /// The name as given.
+    pub name: String,
+}
+
+impl ExportField {
+    /// The field a `--fields` name names.
+    ///
+    /// ```
+    /// use rdq_envelope::ops::ExportField;
+    /// assert_eq!(ExportField::parse("last.error.type"), Ok(ExportField::LastErrorType));
+    /// assert_eq!(ExportField::parse("header.traceparent"), Ok(ExportField::Header("traceparent".into())));
+    /// assert!(ExportField::parse("header.").is_err());
+    /// assert!(ExportField::parse("priority").is_err());
+    /// ```
+    pub fn parse(name: &str) -> Result<Self, UnknownField> {
+        use ExportField::*;
+        Ok(match name {
+            "id" => Id,
+            "envelope_version" => EnvelopeVersion,
+            "queue" => Queue,
+            "handler_ref" => HandlerRef,
+            "handler_version" => HandlerVersion,
+            "status" => Status,
+            "attempt_count" => AttemptCount,
+            "redrive_count" => RedriveCount,
+            "created_at" => CreatedAt,
+            "next_attempt_at" => NextAttemptAt,
+            "lease_expires_at" => LeaseExpiresAt,
+            "payload_content_type" => PayloadContentType,
+            "payload_bytes" => PayloadBytes,
+            "source" => Source,
+            "last.outcome" => LastOutcome,
+            "last.error.type" => LastErrorType,
+            "last.error.message" => LastErrorMessage,
+            "last.started_at" => LastStartedAt,
+            "last.finished_at" => LastFinishedAt,
+            "fingerprint" => Fingerprint,
+            _ => match name.strip_prefix("header.") {
+                Some(key) if !key.is_empty() => Header(key.to_owned()),
+                _ => {
+                    return Err(UnknownField {
+                        name: name.to_owned(),
+                    })
+                }
+            },
+        })
+    }
+
+    /// The column's name: the name `--fields` takes.
+    pub fn name(&self) -> String {
+        use ExportField::*;
+        let name = match self {
+            Id => "id",
+            EnvelopeVersion => "envelope_version",
+            Queue => "queue",
+            HandlerRef => "handler_ref",
+            HandlerVersion => "handler_version",
+            Status => "status",
+            AttemptCount => "attempt_count",
+            RedriveCount => "redrive_count",
+            CreatedAt => "created_at",
+            NextAttemptAt => "next_attempt_at",
+            LeaseExpiresAt => "lease_expires_at",
+            PayloadContentType => "payload_content_type",
+            PayloadBytes => "payload_bytes",
+            Source => "source",
+            Header(key) => return format!("header.{key}"),
+            LastOutcome => "last.outcome",
+            LastErrorType => "last.error.type",
+            LastErrorMessage => "last.error.message",
+            LastStartedAt => "last.started_at",
+            LastFinishedAt => "last.finished_at",
+            Fingerprint => "fingerprint",
+        };
+        name.to_owned()
+    }
+
+    /// The type of the column's values.
+    pub fn column_type(&self) -> ColumnType {
+        use ExportField::*;
+        match self {
+            EnvelopeVersion | AttemptCount | RedriveCount | PayloadBytes => ColumnType::Integer,
+            CreatedAt | NextAttemptAt | LeaseExpiresAt | LastStartedAt | LastFinishedAt => {
+                ColumnType::Timestamp
+            }
+            _ => ColumnType::Text,
+        }
+    }
+}
+
+/// The file format of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExportFormat {
+    /// Comma-separated values (RFC 4180), a header row first.
+    Csv,
+    /// Tab-separated values, quoted as CSV is, a header row first.
+    Tsv,
+    /// Apache Parquet, zstd-compressed, typed columns.
+    Parquet,
+}
+
+/// Why an export cannot be made or finished.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// The same column asked for twice.
+    #[error("--fields: {0} is given twice")]
+    DuplicateField(String),
+    /// No column at all.
+    #[error("--fields: no field given")]
+    NoFields,
+    /// Parquet asked of a library built without the `parquet` feature.
+    #[error("this build has no Parquet output (the `parquet` cargo feature is off)")]
+    ParquetUnavailable,
+    /// The Parquet writer failed.
+    #[error("parquet: {0}")]
+    Parquet(String),
+}
+
+/// One value of a row, borrowed from the line or the worker's scratch.
+#[derive(Debug, Clone, Copy)]
+enum Cell<'a> {
+    Null,
+    Text(&'a str),
+    Integer(i64),
+    /// The envelope's text of a timestamp and its milliseconds.
+    Time(&'a str, i64),
+}
+
+/// The `export` operation: rows to the primary output, invalid lines to the rejects.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ExportOp {
+    rules: EnvelopeRules,
+    fields: Vec<ExportField>,
+    format: ExportFormat,
+    /// Write reject records.
+    pub write_rejects: bool,
+    /// The reader cap, for the `LINE_TOO_LONG` message.
+    pub max_line_bytes: usize,
+    /// The CSV header row went out (with the first chunk).
+    header_written: AtomicBool,
+    #[cfg(feature = "parquet")]
+    parquet: Option<Mutex<parquet::ParquetSink>>,
+}
+
+impl ExportOp {
+    /// An export of `fields` as `format`, judged by `rules`; no reject records and the
+    /// reader's default cap, which the fields can change.
+    pub fn new(
+        rules: EnvelopeRules,
+        fields: Vec<ExportField>,
+        format: ExportFormat,
+    ) -> Result<Self, ExportError> {
+        if fields.is_empty() {
+            return Err(ExportError::NoFields);
+        }
+        for (i, field) in fields.iter().enumerate() {
+            if fields[..i].contains(field) {
+                return Err(ExportError::DuplicateField(field.name()));
+            }
+        }
+        #[cfg(feature = "parquet")]
+        let parquet = match format {
+            ExportFormat::Parquet => Some(Mutex::new(parquet::ParquetSink::new(&fields)?)),
+            _ => None,
+        };
+        #[cfg(not(feature = "parquet"))]
+        if format == ExportFormat::Parquet {
+            return Err(ExportError::ParquetUnavailable);
+        }
+        Ok(ExportOp {
+            rules,
+            fields,
+            format,
+            write_rejects: false,
+            max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
+            header_written: AtomicBool::new(false),
+            #[cfg(feature = "parquet")]
+            parquet,
+        })
+    }
+
+    /// The columns, in order.
+    pub fn fields(&self) -> &[ExportField] {
+        &self.fields
+    }
+
+    /// The CSV or TSV header row: the columns' names.
+    fn header(&self) -> Vec<u8> {
+        let mut row = CsvRow::new(self.format);
+        let mut out = Vec::new();
+        for field in &self.fields {
+            row.field(&mut out, field.name().as_bytes());
+        }
+        row.end(&mut out);
+        out
+    }
+
+    /// What goes after the last chunk's output: for CSV and TSV the header row when no chunk
+    /// carried it (an empty input), for Parquet the rows still held and the footer. Call once,
+    /// after the run.
+    pub fn finish(&self) -> Result<Vec<u8>, ExportError> {
+        match self.format {
+            ExportFormat::Csv | ExportFormat::Tsv => {
+                Ok(match self.header_written.swap(true, Ordering::Relaxed) {
+                    true => Vec::new(),
+                    false => self.header(),
+                })
+            }
+            ExportFormat::Parquet => {
+                #[cfg(feature = "parquet")]
+                if let Some(sink) = &self.parquet {
+                    return sink.lock().unwrap_or_else(|e| e.into_inner()).finish();
+                }
+                Err(ExportError::ParquetUnavailable)
+            }
+        }
+    }
+
+    /// Hands every value of a valid envelope's row to `sink`, in column order.
+    fn row(
+        &self,
+        top: &Top<'_>,
+        version: u32,
+        fingerprinter: &mut Fingerprinter,
+        mut sink: impl FnMut(usize, Cell<'_>),
+    ) {
+        let last = top.attempts.and_then(|a| a.last_element());
+        for (column, field) in self.fields.iter().enumerate() {
+            use ExportField::*;
+            let hex;
+            let cell = match field {
+                Id => string(top.id),
+                EnvelopeVersion => Cell::Integer(i64::from(version)),
+                Queue => string(top.queue),
+                HandlerRef => string(top.handler_ref),
+                HandlerVersion => string(top.handler_version),
+                Status => string(top.status),
+                AttemptCount => integer(top.attempt_count),
+                RedriveCount => integer(top.redrive_count),
+                CreatedAt => time(top.created_at),
+                NextAttemptAt => time(top.next_attempt_at),
+                LeaseExpiresAt => time(top.lease_expires_at),
+                PayloadContentType => string(top.payload_content_type),
+                PayloadBytes => match top.payload.and_then(|p| p.as_str()) {
+                    Some(base64) => Cell::Integer(decoded_len(base64) as i64),
+                    None => Cell::Null,
+                },
+                Source => match version {
+                    1 => string(top.headers.and_then(|h| h.get("rdq.source"))),
+                    _ => string(top.origin.and_then(|o| o.get("source"))),
+                },
+                Header(key) => string(top.headers.and_then(|h| h.get(key))),
+                LastOutcome => string(last.and_then(|a| a.get("outcome"))),
+                LastErrorType => match last.and_then(error_type) {
+                    Some(kind) => Cell::Text(kind),
+                    None => Cell::Null,
+                },
+                LastErrorMessage => string(
+                    last.and_then(|a| a.get("error"))
+                        .and_then(|e| e.get("message")),
+                ),
+                LastStartedAt => time(last.and_then(|a| a.get("started_at"))),
+                LastFinishedAt => time(last.and_then(|a| a.get("finished_at"))),
+                Fingerprint => match last_error(top) {
+                    Some((kind, message)) => {
+                        let (fingerprint, _) =
+                            fingerprinter.fingerprint(kind, Text::Plain(message));
+                        hex = fingerprint.hex();
+                        Cell::Text(std::str::from_utf8(&hex).unwrap_or_default())
+                    }
+                    None => Cell::Null,
+                },
+            };
+            sink(column, cell);
+        }
+    }
+}
+
+fn string(value: Option<Value<'_>>) -> Cell<'_> {
+    match value.and_then(|v| v.as_str()) {
+        Some(s) => Cell::Text(s),
+        None => Cell::Null,
+    }
+}
+
+fn time(value: Option<Value<'_>>) -> Cell<'_> {
+    match value.and_then(|v| v.as_str()) {
+        Some(s) => parse_timestamp(s).map_or(Cell::Null, |ms| Cell::Time(s, ms)),
+        None => Cell::Null,
+    }
+}
+
+fn integer(value: Option<Value<'_>>) -> Cell<'static> {
+    match value
+        .and_then(|v| v.as_integer())
+        .and_then(|n| i64::try_from(n).ok())
+    {
+        Some(n) => Cell::Integer(n),
+        None => Cell::Null,
+    }
+}
+
+/// The type and message of the last attempt that has an error (docs/cli.md#fingerprints).
+fn last_error<'a>(top: &Top<'a>) -> Option<(&'a str, &'a str)> {
+    let attempts = top.attempts?.elements();
+    attempts
+        .filter_map(|a| {
+            let error = a.get("error")?;
+            let kind = error.get("type")?.as_str()?;
+            Some((kind, text(error.get("message"))))
+        })
+        .last()
+}
+
+/// The decoded length of canonical padded base64 (the rules accepted it): three bytes per four
+/// characters, less one per `=`.
+fn decoded_len(base64: &str) -> usize {
+    let padding = base64.bytes().rev().take(2).filter(|&b| b == b'=').count();
+    (base64.len() / 4 * 3).saturating_sub(padding)
+}
+
+/// Writes CSV or TSV rows with csv-core (the `csv` crate's own writer, without its buffered
+/// `Write` layer, so a row goes straight into the chunk's output buffer): fields quoted only
+/// when they hold the delimiter, a quote, CR or LF (RFC 4180), a quote doubled inside.
+#[derive(Debug)]
+struct CsvRow {
+    core: csv_core::Writer,
+    /// A field was written in this row (the next needs a delimiter first).
+    started: bool,
+}
+
+impl CsvRow {
+    fn new(format: ExportFormat) -> Self {
+        // CSV rows end in CRLF as RFC 4180 has it; TSV in LF, as tab-separated text does.
+        let (delimiter, terminator) = match format {
+            ExportFormat::Tsv => (b'\t', csv_core::Terminator::Any(b'\n')),
+            _ => (b',', csv_core::Terminator::CRLF),
+        };
+        let core = csv_core::WriterBuilder::new()
+            .delimiter(delimiter)
+            .terminator(terminator)
+            .build();
+        CsvRow {
+            core,
+            started: false,
+        }
+    }
+
+    fn field(&mut self, out: &mut Vec<u8>, mut input: &[u8]) {
+        if self.started {
+            grow(out, 4, |o| self.core.delimiter(o));
+        }
+        self.started = true;
+        // A quoted field is at most twice its length and the opening quote.
+        grow(out, input.len() * 2 + 2, |o| {
+            let (result, read, written) = self.core.field(input, o);
+            input = &input[read..];
+            (result, written)
+        });
+    }
+
+    fn end(&mut self, out: &mut Vec<u8>) {
+        grow(out, 8, |o| self.core.terminator(o));
+        self.started = false;
+    }
+}
+
+/// Runs a csv-core step into `out`'s end, `room` bytes at a time, until it has written all.
+fn grow(
+    out: &mut Vec<u8>,
+    room: usize,
+    mut step: impl FnMut(&mut [u8]) -> (csv_core::WriteResult, usize),
+) {
+    loop {
+        let len = out.len();
+        out.resize(len + room, 0);
+        let (result, written) = step(&mut out[len..]);
+        out.truncate(len + written);
+        if result == csv_core::WriteResult::InputEmpty {
+            return;
+        }
+    }
+}
+
+/// Scratch a worker reuses from row to row.
+#[derive(Debug, Default)]
+struct Scratch {
+    fingerprinter: Fingerprinter,
+    /// An integer's decimal digits.
+    digits: Vec<u8>,
+}
+
+/// A worker's reusable state.
+#[derive(Debug)]
+pub struct ExportWorker {
+    parser: JsonParser,
+    verdict: Verdict,
+    scratch: Scratch,
+    csv: CsvRow,
+}
+
+/// A chunk's rows as typed columns, for Parquet (empty for CSV and TSV).
+#[derive(Debug, Default)]
+pub struct ExportTally {
+    columns: Vec<ColumnValues>,
+    rows: usize,
+}
+
+/// One column's values for a chunk's rows.
+#[derive(Debug, Default)]
+struct ColumnValues {
+    /// Integers and timestamps (milliseconds).
+    numbers: Vec<i64>,
+    /// Texts, back to back; `ends[i]` is where row i's ends.
+    text: String,
+    ends: Vec<usize>,
+    /// Whether row i has a value.
+    valid: Vec<bool>,
+}
+
+impl ColumnValues {
+    fn push(&mut self, cell: Cell<'_>) {
+        match cell {
+            Cell::Null => {
+                self.numbers.push(0);
+                self.valid.push(false);
+            }
+            Cell::Text(s) => {
+                self.text.push_str(s);
+                self.valid.push(true);
+            }
+            Cell::Integer(n) | Cell::Time(_, n) => {
+                self.numbers.push(n);
+                self.valid.push(true);
+            }
+        }
+        self.ends.push(self.text.len());
+    }
+
+    fn clear(&mut self) {
+        self.numbers.clear();
+        self.text.clear();
+        self.ends.clear();
+        self.valid.clear();
+    }
+}
+
+impl LineOperation for ExportOp {
+    type Worker = ExportWorker;
+    type Tally = ExportTally;
+
+    fn worker(&self) -> ExportWorker {
+        ExportWorker {
+            parser: JsonParser::new(),
+            verdict: Verdict::default(),
+            scratch: Scratch::default(),
+            csv: CsvRow::new(self.format),
+        }
+    }
+
+    fn apply(
+        &self,
+        w: &mut ExportWorker,
+        line: SourceLine<'_>,
+        out: &mut ChunkOutput<ExportTally>,
+    ) -> Action {
+        let SourceLine { source, line } = line;
+        let ExportWorker {
+            parser,
+            verdict,
+            scratch,
+            csv,
+        } = w;
+        let doc = super::judge(&self.rules, parser, &line, self.max_line_bytes, verdict);
+        let Some(doc) = doc.filter(|_| verdict.is_valid()) else {
+            let at = super::position(source, &line);
+            return super::reject(verdict, at, &line, out, self.write_rejects);
+        };
+        out.summary.tally_warnings(&verdict.warnings);
+        // A valid line has a supported version.
+        let version = verdict.version.unwrap_or(1);
+        let top = Top::of(doc.root());
+        match self.format {
+            ExportFormat::Parquet => {
+                let tally = &mut out.tally;
+                if tally.columns.len() != self.fields.len() {
+                    tally
+                        .columns
+                        .resize_with(self.fields.len(), ColumnValues::default);
+                }
+                self.row(&top, version, &mut scratch.fingerprinter, |column, cell| {
+                    tally.columns[column].push(cell);
+                });
+                tally.rows += 1;
+            }
+            ExportFormat::Csv | ExportFormat::Tsv => {
+                let row = &mut out.primary;
+                let digits = &mut scratch.digits;
+                self.row(
+                    &top,
+                    version,
+                    &mut scratch.fingerprinter,
+                    |_, cell| match cell {
+                        Cell::Null => csv.field(row, b""),
+                        Cell::Text(s) | Cell::Time(s, _) => csv.field(row, s.as_bytes()),
+                        Cell::Integer(n) => {
+                            digits.clear();
+                            // Writing into a Vec cannot fail.
+                            let _ = write!(digits, "{n}");
+                            csv.field(row, digits);
+                        }
+                    },
+                );
+                csv.end(row);
+            }
+        }
+        Action::Emit
+    }
+
+    fn settle(&self, out: &mut ChunkOutput<ExportTally>) {
+        match self.format {
+            ExportFormat::Csv | ExportFormat::Tsv => {
+                // The header row leads the first chunk's output, so it is written before any
+                // row and only once, on the writer's thread.
+                if !self.header_written.swap(true, Ordering::Relaxed) {
+                    let header = self.header();
+                    out.primary.splice(0..0, header);
+                }
+            }
+            ExportFormat::Parquet => {
+                #[cfg(feature = "parquet")]
+                if let Some(sink) = &self.parquet {
+                    let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
+                    sink.append(&mut out.tally, &mut out.primary);
+                }
+                out.tally.rows = 0;
+                out.tally.columns.iter_mut().for_each(ColumnValues::clear);
+            }
+        }
+    }
+}
