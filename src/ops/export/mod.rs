@@ -22,7 +22,8 @@ use std::sync::Mutex;
 use super::fields::{error_type, text, Text};
 use super::fingerprint::Fingerprinter;
 use crate::envelope::formats::parse_timestamp;
-use crate::envelope::{EnvelopeRules, Top, Verdict};
+use crate::envelope::{AttemptFields, EnvelopeRules, Fields, Range32, SinglePass, Top, Verdict};
+use crate::framing::LineKind;
 use crate::json::{JsonParser, Value};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
@@ -363,59 +364,192 @@ impl ExportOp {
     /// Hands every value of a valid envelope's row to `sink`, in column order.
     fn row(
         &self,
-        top: &Top<'_>,
+        envelope: &Envelope<'_>,
         version: u32,
-        fingerprinter: &mut Fingerprinter,
+        scratch: &mut RowScratch,
         mut sink: impl FnMut(usize, Cell<'_>),
     ) {
-        let last = top.attempts.and_then(|a| a.last_element());
         for (column, field) in self.fields.iter().enumerate() {
-            use ExportField::*;
-            let hex;
-            let cell = match field {
-                Id => string(top.id),
-                EnvelopeVersion => Cell::Integer(i64::from(version)),
-                Queue => string(top.queue),
-                HandlerRef => string(top.handler_ref),
-                HandlerVersion => string(top.handler_version),
-                Status => string(top.status),
-                AttemptCount => integer(top.attempt_count),
-                RedriveCount => integer(top.redrive_count),
-                CreatedAt => time(top.created_at),
-                NextAttemptAt => time(top.next_attempt_at),
-                LeaseExpiresAt => time(top.lease_expires_at),
-                PayloadContentType => string(top.payload_content_type),
-                PayloadBytes => match top.payload.and_then(|p| p.as_str()) {
-                    Some(base64) => Cell::Integer(decoded_len(base64) as i64),
-                    None => Cell::Null,
-                },
-                Source => match version {
-                    1 => string(top.headers.and_then(|h| h.get("rdq.source"))),
-                    _ => string(top.origin.and_then(|o| o.get("source"))),
-                },
-                Header(key) => string(top.headers.and_then(|h| h.get(key))),
-                LastOutcome => string(last.and_then(|a| a.get("outcome"))),
-                LastErrorType => match last.and_then(error_type) {
-                    Some(kind) => Cell::Text(kind),
-                    None => Cell::Null,
-                },
-                LastErrorMessage => string(
-                    last.and_then(|a| a.get("error"))
-                        .and_then(|e| e.get("message")),
-                ),
-                LastStartedAt => time(last.and_then(|a| a.get("started_at"))),
-                LastFinishedAt => time(last.and_then(|a| a.get("finished_at"))),
-                Fingerprint => match last_error(top) {
-                    Some((kind, message)) => {
-                        let (fingerprint, _) =
-                            fingerprinter.fingerprint(kind, Text::Plain(message));
-                        hex = fingerprint.hex();
-                        Cell::Text(std::str::from_utf8(&hex).unwrap_or_default())
-                    }
-                    None => Cell::Null,
-                },
+            let cell = match envelope {
+                Envelope::Tape(top) => tape_cell(field, top, version, scratch),
+                Envelope::Ranges(view) => view.cell(field, version, scratch),
             };
             sink(column, cell);
+        }
+    }
+}
+
+/// A valid envelope, read from its tape or from what the single pass recorded.
+enum Envelope<'a> {
+    Tape(Top<'a>),
+    Ranges(Ranges<'a>),
+}
+
+/// Buffers a worker reuses for the values it makes rather than borrows from the line.
+#[derive(Debug, Default)]
+struct RowScratch {
+    fingerprinter: Fingerprinter,
+    /// A fingerprint's hex digits.
+    hex: [u8; 12],
+    /// A message with escapes, decoded.
+    decoded: String,
+}
+
+/// One value of an envelope read from its tape (every string already decoded).
+fn tape_cell<'s>(
+    field: &ExportField,
+    top: &Top<'s>,
+    version: u32,
+    scratch: &'s mut RowScratch,
+) -> Cell<'s> {
+    use ExportField::*;
+    let last = || top.attempts.and_then(|a| a.last_element());
+    match field {
+        Id => string(top.id),
+        EnvelopeVersion => Cell::Integer(i64::from(version)),
+        Queue => string(top.queue),
+        HandlerRef => string(top.handler_ref),
+        HandlerVersion => string(top.handler_version),
+        Status => string(top.status),
+        AttemptCount => integer(top.attempt_count),
+        RedriveCount => integer(top.redrive_count),
+        CreatedAt => time(top.created_at),
+        NextAttemptAt => time(top.next_attempt_at),
+        LeaseExpiresAt => time(top.lease_expires_at),
+        PayloadContentType => string(top.payload_content_type),
+        PayloadBytes => match top.payload.and_then(|p| p.as_str()) {
+            Some(base64) => Cell::Integer(decoded_len(base64.len(), base64.as_bytes())),
+            None => Cell::Null,
+        },
+        Source => match version {
+            1 => string(top.headers.and_then(|h| h.get("rdq.source"))),
+            _ => string(top.origin.and_then(|o| o.get("source"))),
+        },
+        Header(key) => string(top.headers.and_then(|h| h.get(key))),
+        LastOutcome => string(last().and_then(|a| a.get("outcome"))),
+        LastErrorType => match last().and_then(error_type) {
+            Some(kind) => Cell::Text(kind),
+            None => Cell::Null,
+        },
+        LastErrorMessage => string(
+            last()
+                .and_then(|a| a.get("error"))
+                .and_then(|e| e.get("message")),
+        ),
+        LastStartedAt => time(last().and_then(|a| a.get("started_at"))),
+        LastFinishedAt => time(last().and_then(|a| a.get("finished_at"))),
+        Fingerprint => match last_error(top) {
+            Some((kind, message)) => fingerprint(scratch, kind, Text::Plain(message)),
+            None => Cell::Null,
+        },
+    }
+}
+
+/// The fingerprint of an error, as text in `scratch`.
+fn fingerprint<'s>(scratch: &'s mut RowScratch, kind: &str, message: Text<'_>) -> Cell<'s> {
+    let (fingerprint, _) = scratch.fingerprinter.fingerprint(kind, message);
+    scratch.hex = fingerprint.hex();
+    Cell::Text(std::str::from_utf8(&scratch.hex).unwrap_or_default())
+}
+
+/// An envelope the single pass accepted with no escape in the strings it recorded
+/// ([`Fields::plain`]): each range's bytes are its text, but an error message's, which may
+/// still hold escapes (decoded here).
+struct Ranges<'a> {
+    line: &'a [u8],
+    fields: &'a Fields,
+}
+
+impl<'a> Ranges<'a> {
+    fn text(&self, (start, end): Range32) -> &'a str {
+        // The single pass accepted the line, so it is UTF-8 and a string's content too.
+        std::str::from_utf8(&self.line[start as usize..end as usize]).unwrap_or_default()
+    }
+
+    fn optional(&self, range: Option<Range32>) -> Cell<'a> {
+        match range {
+            Some(range) => Cell::Text(self.text(range)),
+            None => Cell::Null,
+        }
+    }
+
+    fn time(&self, range: Option<Range32>) -> Cell<'a> {
+        let Some(range) = range else {
+            return Cell::Null;
+        };
+        let text = self.text(range);
+        parse_timestamp(text).map_or(Cell::Null, |ms| Cell::Time(text, ms))
+    }
+
+    fn header(&self, key: &str) -> Option<Range32> {
+        let line = self.line;
+        let found = self
+            .fields
+            .headers
+            .iter()
+            .find(|((start, end), _)| &line[*start as usize..*end as usize] == key.as_bytes());
+        found.map(|(_, value)| *value)
+    }
+
+    fn message(&self, attempt: &AttemptFields) -> Text<'a> {
+        let message = self.text(attempt.error_message);
+        match attempt.message_escaped {
+            true => Text::Escaped(message),
+            false => Text::Plain(message),
+        }
+    }
+
+    fn cell<'s>(&self, field: &ExportField, version: u32, scratch: &'s mut RowScratch) -> Cell<'s>
+    where
+        'a: 's,
+    {
+        use ExportField::*;
+        let f = self.fields;
+        let last = f.attempts.last();
+        match field {
+            Id => Cell::Text(self.text(f.id)),
+            EnvelopeVersion => Cell::Integer(i64::from(version)),
+            Queue => Cell::Text(self.text(f.queue)),
+            HandlerRef => Cell::Text(self.text(f.handler_ref)),
+            HandlerVersion => self.optional(f.handler_version),
+            Status => Cell::Text(self.text(f.status)),
+            // Both at most 4294967295 (the single pass checked).
+            AttemptCount => Cell::Integer(f.attempt_count as i64),
+            RedriveCount => Cell::Integer(f.redrive_count as i64),
+            CreatedAt => self.time(Some(f.created_at)),
+            NextAttemptAt => self.time(f.next_attempt_at),
+            LeaseExpiresAt => self.time(f.lease_expires_at),
+            PayloadContentType => Cell::Text(self.text(f.payload_content_type)),
+            PayloadBytes => match f.payload {
+                Some((start, end)) => {
+                    let base64 = &self.line[start as usize..end as usize];
+                    Cell::Integer(decoded_len(base64.len(), base64))
+                }
+                None => Cell::Null,
+            },
+            Source => match version {
+                1 => self.optional(self.header("rdq.source")),
+                _ => self.optional(f.origin_source),
+            },
+            Header(key) => self.optional(self.header(key)),
+            LastOutcome => self.optional(last.and_then(|a| a.outcome)),
+            LastErrorType => self.optional(last.and_then(|a| a.error_type)),
+            LastErrorMessage => match last.filter(|a| a.error_type.is_some()) {
+                Some(attempt) => Cell::Text(self.message(attempt).decode(&mut scratch.decoded)),
+                None => Cell::Null,
+            },
+            LastStartedAt => self.time(last.map(|a| a.started_text)),
+            LastFinishedAt => self.time(last.and_then(|a| a.finished_text)),
+            Fingerprint => {
+                let with_error = f.attempts.iter().rev().find(|a| a.error_type.is_some());
+                match with_error {
+                    Some(attempt) => {
+                        let kind = self.text(attempt.error_type.unwrap_or_default());
+                        fingerprint(scratch, kind, self.message(attempt))
+                    }
+                    None => Cell::Null,
+                }
+            }
         }
     }
 }
@@ -458,9 +592,9 @@ fn last_error<'a>(top: &Top<'a>) -> Option<(&'a str, &'a str)> {
 
 /// The decoded length of canonical padded base64 (the rules accepted it): three bytes per four
 /// characters, less one per `=`.
-fn decoded_len(base64: &str) -> usize {
-    let padding = base64.bytes().rev().take(2).filter(|&b| b == b'=').count();
-    (base64.len() / 4 * 3).saturating_sub(padding)
+fn decoded_len(len: usize, base64: &[u8]) -> i64 {
+    let padding = base64.iter().rev().take(2).filter(|&&b| b == b'=').count();
+    (len / 4 * 3).saturating_sub(padding) as i64
 }
 
 /// Writes CSV or TSV rows with csv-core (the `csv` crate's own writer, without its buffered
@@ -529,7 +663,7 @@ fn grow(
 /// Scratch a worker reuses from row to row.
 #[derive(Debug, Default)]
 struct Scratch {
-    fingerprinter: Fingerprinter,
+    row: RowScratch,
     /// An integer's decimal digits.
     digits: Vec<u8>,
 }
@@ -539,6 +673,7 @@ struct Scratch {
 pub struct ExportWorker {
     parser: JsonParser,
     verdict: Verdict,
+    single: SinglePass,
     scratch: Scratch,
     csv: CsvRow,
 }
@@ -597,6 +732,7 @@ impl LineOperation for ExportOp {
         ExportWorker {
             parser: JsonParser::new(),
             verdict: Verdict::default(),
+            single: SinglePass::default(),
             scratch: Scratch::default(),
             csv: CsvRow::new(self.format),
         }
@@ -612,18 +748,39 @@ impl LineOperation for ExportOp {
         let ExportWorker {
             parser,
             verdict,
+            single,
             scratch,
             csv,
         } = w;
-        let doc = super::judge(&self.rules, parser, &line, self.max_line_bytes, verdict);
-        let Some(doc) = doc.filter(|_| verdict.is_valid()) else {
-            let at = super::position(source, &line);
-            return super::reject(verdict, at, &line, out, self.write_rejects);
+        // The usual line, valid with nothing to warn about and no escape in the strings the
+        // single pass records, is read from those records; any other from its tape.
+        let clean = match line.kind {
+            LineKind::TooLong => None,
+            _ => self.rules.clean(single, line.content),
         };
-        out.summary.tally_warnings(&verdict.warnings);
-        // A valid line has a supported version.
-        let version = verdict.version.unwrap_or(1);
-        let top = Top::of(doc.root());
+        let envelope;
+        let version;
+        let doc;
+        match clean {
+            Some(clean) if single.fields().plain => {
+                version = clean.version;
+                envelope = Envelope::Ranges(Ranges {
+                    line: line.content,
+                    fields: single.fields(),
+                });
+            }
+            _ => {
+                doc = super::judge(&self.rules, parser, &line, self.max_line_bytes, verdict);
+                let Some(doc) = doc.as_ref().filter(|_| verdict.is_valid()) else {
+                    let at = super::position(source, &line);
+                    return super::reject(verdict, at, &line, out, self.write_rejects);
+                };
+                out.summary.tally_warnings(&verdict.warnings);
+                // A valid line has a supported version.
+                version = verdict.version.unwrap_or(1);
+                envelope = Envelope::Tape(Top::of(doc.root()));
+            }
+        }
         match self.format {
             ExportFormat::Parquet => {
                 let tally = &mut out.tally;
@@ -632,7 +789,7 @@ impl LineOperation for ExportOp {
                         .columns
                         .resize_with(self.fields.len(), ColumnValues::default);
                 }
-                self.row(&top, version, &mut scratch.fingerprinter, |column, cell| {
+                self.row(&envelope, version, &mut scratch.row, |column, cell| {
                     tally.columns[column].push(cell);
                 });
                 tally.rows += 1;
@@ -640,21 +797,16 @@ impl LineOperation for ExportOp {
             ExportFormat::Csv | ExportFormat::Tsv => {
                 let row = &mut out.primary;
                 let digits = &mut scratch.digits;
-                self.row(
-                    &top,
-                    version,
-                    &mut scratch.fingerprinter,
-                    |_, cell| match cell {
-                        Cell::Null => csv.field(row, b""),
-                        Cell::Text(s) | Cell::Time(s, _) => csv.field(row, s.as_bytes()),
-                        Cell::Integer(n) => {
-                            digits.clear();
-                            // Writing into a Vec cannot fail.
-                            let _ = write!(digits, "{n}");
-                            csv.field(row, digits);
-                        }
-                    },
-                );
+                self.row(&envelope, version, &mut scratch.row, |_, cell| match cell {
+                    Cell::Null => csv.field(row, b""),
+                    Cell::Text(s) | Cell::Time(s, _) => csv.field(row, s.as_bytes()),
+                    Cell::Integer(n) => {
+                        digits.clear();
+                        // Writing into a Vec cannot fail.
+                        let _ = write!(digits, "{n}");
+                        csv.field(row, digits);
+                    }
+                });
                 csv.end(row);
             }
         }
