@@ -11,6 +11,8 @@ and interleaved round by round (the machines are noisy: the medians are reported
   migrate 1->2, 2->1, 2->2        splicing migrations (1->2 on a version 1 corpus), identity
   filter, stats -j1 / -j2         the DLQ commands, to set beside validate (goal: 0.90 of it)
   redrive -j2                     beside validate -j2
+  export csv / parquet -j2        export's default columns, beside validate -j2 (goal for CSV:
+                                  0.5 of it), with their peak RSS
   show, ID near the front / last  show stops reading at its match (seconds, not MB/s)
   import chokaq -j1 / -j2         migrate --from chokaq on gen --format chokaq rows
   zstd -dc, validate -j2 on .zst  decompression, alone and under the pipeline
@@ -241,6 +243,8 @@ def main():
         ("show, ID on the last line", f"{BIN} show -j2 {last_id} {corpus}", size, bare(2)),
         ("redrive -j2", f"{BIN} redrive -q -j2 --at 2026-05-01T12:00:00.000Z {corpus}", size,
          bare(2)),
+        ("export csv -j2", f"{BIN} export -q -j2 {corpus}", size, bare(2)),
+        ("export parquet -j2", f"{BIN} export -q -j2 --format parquet {corpus}", size, bare(2)),
         ("import chokaq -j1", f"{BIN} migrate -q -j1 --from chokaq {corpus_chokaq}", size_chokaq,
          bare(1)),
         ("import chokaq -j2", f"{BIN} migrate -q -j2 --from chokaq {corpus_chokaq}", size_chokaq,
@@ -294,6 +298,8 @@ def main():
         ratio(f"filter -j{j}", f"validate -j{j}")
         ratio(f"stats -j{j}", f"validate -j{j}")
         ratio(f"validate stacks -j{j}", f"validate -j{j}")
+    ratio("export csv -j2", "validate -j2")
+    ratio("export parquet -j2", "validate -j2")
     for name in ("show, ID on line 10", "show, ID on the last line"):
         if name in seconds:
             print(f"{name}: {statistics.median(seconds[name]):.3f} s")
@@ -302,7 +308,8 @@ def main():
             continue
         rows_per_s = rows_chokaq / statistics.median(seconds[name])
         print(f"{name}: {rows_per_s:,.0f} rows/s ({rows_chokaq} rows, {size_chokaq / 1e6:.0f} MB)")
-    for name in ("validate -j1", "validate -j2", "validate -j2 .zst", "validate stacks -j2"):
+    for name in ("validate -j1", "validate -j2", "validate -j2 .zst", "validate stacks -j2",
+                 "export csv -j2", "export parquet -j2"):
         if peaks.get(name):
             print(f"peak RSS {name}: {max(peaks[name]) / 1024:.0f} MiB")
 
