@@ -125,7 +125,10 @@ fn check_parquet(output: &OutputArgs) -> anyhow::Result<()> {
     if output.line_buffered {
         bail!("--line-buffered and --format parquet: a Parquet file has no lines to flush");
     }
-    let to_stdout = output.output.as_deref().is_none_or(|p| p.as_os_str() == "-");
+    let to_stdout = output
+        .output
+        .as_deref()
+        .is_none_or(|p| p.as_os_str() == "-");
     if to_stdout && std::io::stdout().is_terminal() {
         bail!("--format parquet writes binary: give -o FILE.parquet, or redirect standard output");
     }

@@ -381,7 +381,7 @@ impl ExportOp {
 
 /// A valid envelope, read from its tape or from what the single pass recorded.
 enum Envelope<'a> {
-    Tape(Top<'a>),
+    Tape(&'a Top<'a>),
     Ranges(Ranges<'a>),
 }
 
@@ -758,9 +758,9 @@ impl LineOperation for ExportOp {
             LineKind::TooLong => None,
             _ => self.rules.clean(single, line.content),
         };
+        let (doc, top);
         let envelope;
         let version;
-        let doc;
         match clean {
             Some(clean) if single.fields().plain => {
                 version = clean.version;
@@ -778,7 +778,8 @@ impl LineOperation for ExportOp {
                 out.summary.tally_warnings(&verdict.warnings);
                 // A valid line has a supported version.
                 version = verdict.version.unwrap_or(1);
-                envelope = Envelope::Tape(Top::of(doc.root()));
+                top = Top::of(doc.root());
+                envelope = Envelope::Tape(&top);
             }
         }
         match self.format {
@@ -881,7 +882,8 @@ mod tests {
                 let fast = row_of(&op, &ranges, clean.version);
                 let doc = rules.check_line(&mut parser, &line, &mut verdict).unwrap();
                 assert!(verdict.is_valid());
-                let tape = Envelope::Tape(Top::of(doc.root()));
+                let top = Top::of(doc.root());
+                let tape = Envelope::Tape(&top);
                 let slow = row_of(&op, &tape, verdict.version.unwrap());
                 assert_eq!(fast, slow, "{}", String::from_utf8_lossy(&line));
                 compared += 1;
