@@ -14,6 +14,8 @@ and interleaved round by round (the machines are noisy: the medians are reported
   triage -j2                      stats --by fingerprint, filter --where (cheap predicates
                                   keep about 10% for the expression), redrive --rate, dedupe
                                   --keep first / newest, sample: each beside validate -j2
+  export csv / parquet -j2        export's default columns, beside validate -j2 (goal for CSV:
+                                  0.5 of it), with their peak RSS
   show, ID near the front / last  show stops reading at its match (seconds, not MB/s)
   import chokaq -j1 / -j2         migrate --from chokaq on gen --format chokaq rows
   zstd -dc, validate -j2 on .zst  decompression, alone and under the pipeline
@@ -257,6 +259,8 @@ def main():
         ("dedupe first -j2", f"{BIN} dedupe -q -j2 --keep first {corpus}", size, bare(2)),
         ("dedupe newest -j2", f"{BIN} dedupe -q -j2 --keep newest {corpus}", size, bare(2)),
         ("sample 1000 -j2", f"{BIN} sample 1000 -q -j2 --seed 1 {corpus}", size, bare(2)),
+        ("export csv -j2", f"{BIN} export -q -j2 {corpus}", size, bare(2)),
+        ("export parquet -j2", f"{BIN} export -q -j2 --format parquet {corpus}", size, bare(2)),
         ("import chokaq -j1", f"{BIN} migrate -q -j1 --from chokaq {corpus_chokaq}", size_chokaq,
          bare(1)),
         ("import chokaq -j2", f"{BIN} migrate -q -j2 --from chokaq {corpus_chokaq}", size_chokaq,
@@ -314,6 +318,8 @@ def main():
                  "redrive --rate -j2", "dedupe first -j2", "dedupe newest -j2",
                  "sample 1000 -j2"):
         ratio(name, "validate -j2")
+    ratio("export csv -j2", "validate -j2")
+    ratio("export parquet -j2", "validate -j2")
     for name in ("show, ID on line 10", "show, ID on the last line"):
         if name in seconds:
             print(f"{name}: {statistics.median(seconds[name]):.3f} s")
@@ -323,7 +329,8 @@ def main():
         rows_per_s = rows_chokaq / statistics.median(seconds[name])
         print(f"{name}: {rows_per_s:,.0f} rows/s ({rows_chokaq} rows, {size_chokaq / 1e6:.0f} MB)")
     for name in ("validate -j1", "validate -j2", "validate -j2 .zst", "validate stacks -j2",
-                 "dedupe first -j2", "dedupe newest -j2"):
+                 "dedupe first -j2", "dedupe newest -j2", "export csv -j2",
+                 "export parquet -j2"):
         if peaks.get(name):
             print(f"peak RSS {name}: {max(peaks[name]) / 1024:.0f} MiB")
 

@@ -5,6 +5,7 @@ mod batch;
 mod colour;
 mod dedupe;
 mod explain;
+mod export;
 mod filter;
 mod gen;
 mod manual;
@@ -103,6 +104,15 @@ enum Command {
     /// Exit status: 0 when no line was rejected, 1 when some line was, 2 when the run could
     /// not complete.
     Filter(Box<filter::FilterArgs>),
+
+    /// Write one row per valid envelope, with the columns chosen, as CSV, TSV or Parquet.
+    ///
+    /// --fields picks the columns (docs/cli.md#export lists them and their types); values are
+    /// the envelope's, JSON escapes decoded, and null or absent members are empty fields in
+    /// CSV and nulls in Parquet. The format comes from --format or the -o name (.csv, .tsv,
+    /// .parquet), else CSV. Invalid lines go to --rejects. Exit status: 0 when no line was
+    /// rejected, 1 when some line was, 2 when the run could not complete.
+    Export(export::ExportArgs),
 
     /// Count the valid envelopes per group, with attempt and redrive histograms, the
     /// created_at range, the top error types and the arrivals per day.
@@ -258,6 +268,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Dedupe(args) => dedupe::run(args),
         Command::Sample(args) => sample::run(args),
         Command::Filter(args) => filter::run(*args),
+        Command::Export(args) => export::run(args),
         Command::Stats(args) => stats::run(args, color),
         Command::Show(args) => show::run(args),
         Command::Completions(args) => manual::completions(args),

@@ -44,6 +44,14 @@ pub(crate) struct Fields {
     pub handler_ref: Range32,
     pub status: Range32,
     pub created_at: Range32,
+    /// `handler_version`, when a string.
+    pub handler_version: Option<Range32>,
+    pub payload_content_type: Range32,
+    /// `attempt_count`.
+    pub attempt_count: u64,
+    /// `next_attempt_at` and `lease_expires_at`, when not `null`.
+    pub next_attempt_at: Option<Range32>,
+    pub lease_expires_at: Option<Range32>,
     /// `payload` (absent under a claim check).
     pub payload: Option<Range32>,
     /// `origin.source` and `origin.submitted_by` when they are strings.
@@ -73,10 +81,16 @@ pub(crate) struct AttemptFields {
     /// `started_at` and `finished_at` (null in flight), in milliseconds.
     pub started: i64,
     pub finished: Option<i64>,
+    /// The same two as the line's text (`export` writes the envelope's own form).
+    pub started_text: Range32,
+    pub finished_text: Option<Range32>,
 }
 
 impl Fields {
     fn clear(&mut self) {
+        self.handler_version = None;
+        self.next_attempt_at = None;
+        self.lease_expires_at = None;
         self.payload = None;
         self.origin_source = None;
         self.origin_submitted_by = None;
@@ -802,7 +816,18 @@ impl<'l> Walk<'l, '_> {
             STATUS => self.fields.status = text(),
             CREATED_AT => self.fields.created_at = text(),
             PAYLOAD => self.fields.payload = Some(text()),
+            CONTENT_TYPE => self.fields.payload_content_type = text(),
             REDRIVE_COUNT => self.fields.redrive_count = top.redrive_count,
+            ATTEMPT_COUNT => self.fields.attempt_count = top.attempt_count,
+            // These three may be `null`: only a string has a text.
+            HANDLER_VERSION | NEXT_ATTEMPT_AT | LEASE_EXPIRES_AT => {
+                let value = (self.line[self.positions[value_at] as usize] == b'"').then(text);
+                match bit {
+                    HANDLER_VERSION => self.fields.handler_version = value,
+                    NEXT_ATTEMPT_AT => self.fields.next_attempt_at = value,
+                    _ => self.fields.lease_expires_at = value,
+                }
+            }
             _ => {}
         }
         let rewritten = match bit {
@@ -989,10 +1014,17 @@ impl<'l> Walk<'l, '_> {
                 }
                 b"started_at" => {
                     started = Some(walk.timestamp()?);
+                    let positions = walk.positions;
+                    fields.started_text = (positions[value_at] + 1, positions[value_at + 1]);
                     2
                 }
                 b"finished_at" => {
                     finished = Some(walk.nullable_timestamp()?);
+                    if walk.line[walk.positions[value_at] as usize] == b'"' {
+                        let positions = walk.positions;
+                        fields.finished_text =
+                            Some((positions[value_at] + 1, positions[value_at + 1]));
+                    }
                     finished_at = member_at(walk);
                     4
                 }

@@ -3,6 +3,7 @@
 
 mod arrivals;
 mod dedupe;
+mod export;
 mod fields;
 mod filter;
 mod fingerprint;
@@ -16,6 +17,10 @@ mod validate;
 
 pub use arrivals::{ArrivalBucket, Arrivals, MAX_ARRIVAL_BUCKETS};
 pub use dedupe::{DedupeOp, DedupeScan, DedupeWorker, History, Written};
+pub use export::{
+    ColumnType, ExportError, ExportField, ExportFormat, ExportOp, ExportTally, ExportWorker,
+    UnknownField, DEFAULT_FIELDS, FIELD_NAMES, ROW_GROUP_BYTES, ROW_GROUP_ROWS,
+};
 pub use filter::{
     FilterNotes, FilterOp, FilterTally, FilterWorker, Glob, LimitedLines, Predicates,
 };

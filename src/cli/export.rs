@@ -1,0 +1,136 @@
+//! `rdq-envelope export`: one row per valid envelope, as CSV, TSV or Parquet.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use anyhow::bail;
+use clap::{Args, ValueEnum};
+
+use rdq_envelope::io::OutputCompression;
+use rdq_envelope::ops::{ExportField, ExportFormat, ExportOp, DEFAULT_FIELDS};
+use rdq_envelope::EnvelopeRules;
+
+use super::{run, CompressArg, InputArgs, Outcome, OutputArgs};
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    input: InputArgs,
+
+    #[command(flatten)]
+    output: OutputArgs,
+
+    /// The file format (default: from the -o name, .csv, .tsv or .parquet, else CSV).
+    #[arg(long, value_enum, value_name = "FORMAT", ignore_case = true)]
+    format: Option<FormatArg>,
+
+    /// The columns, comma-separated, from: id, envelope_version, queue, handler_ref,
+    /// handler_version, status, attempt_count, redrive_count, created_at, next_attempt_at,
+    /// lease_expires_at, payload_content_type, payload_bytes, source, header.KEY,
+    /// last.outcome, last.error.type, last.error.message, last.started_at, last.finished_at,
+    /// fingerprint [default: id, queue, handler_ref, status, attempt_count, redrive_count,
+    /// created_at, last.outcome, last.error.type, last.error.message, last.finished_at,
+    /// fingerprint].
+    #[arg(long, value_name = "LIST", value_parser = parse_fields)]
+    fields: Option<Fields>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    /// Comma-separated values (RFC 4180), with a header row.
+    Csv,
+    /// Tab-separated values, with a header row.
+    Tsv,
+    /// Apache Parquet: typed columns, zstd-compressed.
+    Parquet,
+}
+
+/// `--fields LIST`, parsed (a newtype: clap would take a bare `Vec` for a repeated flag).
+#[derive(Debug, Clone)]
+struct Fields(Vec<ExportField>);
+
+fn parse_fields(list: &str) -> Result<Fields, String> {
+    let fields = list
+        .split(',')
+        .map(|name| ExportField::parse(name.trim()).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Fields(fields))
+}
+
+/// The format an output name asks for: `.csv`, `.tsv` or `.parquet`, before any `.zst` or
+/// `.gz`.
+fn format_of(path: &Path) -> Option<ExportFormat> {
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    let name = name
+        .strip_suffix(".zst")
+        .or_else(|| name.strip_suffix(".gz"))
+        .unwrap_or(&name);
+    if name.ends_with(".csv") {
+        Some(ExportFormat::Csv)
+    } else if name.ends_with(".tsv") {
+        Some(ExportFormat::Tsv)
+    } else if name.ends_with(".parquet") {
+        Some(ExportFormat::Parquet)
+    } else {
+        None
+    }
+}
+
+pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
+    let format = match args.format {
+        Some(FormatArg::Csv) => ExportFormat::Csv,
+        Some(FormatArg::Tsv) => ExportFormat::Tsv,
+        Some(FormatArg::Parquet) => ExportFormat::Parquet,
+        None => args
+            .output
+            .output
+            .as_deref()
+            .and_then(format_of)
+            .unwrap_or(ExportFormat::Csv),
+    };
+    if format == ExportFormat::Parquet {
+        check_parquet(&args.output)?;
+    }
+    let fields = match args.fields {
+        Some(Fields(fields)) => fields,
+        None => DEFAULT_FIELDS
+            .iter()
+            .map(|name| ExportField::parse(name))
+            .collect::<Result<_, _>>()?,
+    };
+    let rules = EnvelopeRules::new(args.input.rule_options())?;
+    let mut op = ExportOp::new(rules, fields, format)?;
+    op.write_rejects = args.output.rejects.is_some();
+    op.max_line_bytes = args.input.max_line_bytes;
+    run::run_then(&op, &args.input, &args.output, None, false, |_, out| {
+        out.write_all(&op.finish()?)?;
+        Ok(())
+    })
+}
+
+/// Parquet compresses its own pages and is binary: refuses what would wrap it in another
+/// compression, flush it line by line, or draw it on a terminal.
+fn check_parquet(output: &OutputArgs) -> anyhow::Result<()> {
+    let wrapped = match (output.compress, &output.output) {
+        (Some(kind), _) => kind != CompressArg::None,
+        (None, Some(path)) => OutputCompression::from_name(path, 1) != OutputCompression::None,
+        (None, None) => false,
+    };
+    if wrapped {
+        bail!(
+            "--format parquet: the file compresses its own columns (zstd); \
+             it cannot also be compressed whole (--compress, or an -o name ending in .zst or .gz)"
+        );
+    }
+    if output.line_buffered {
+        bail!("--line-buffered and --format parquet: a Parquet file has no lines to flush");
+    }
+    let to_stdout = output
+        .output
+        .as_deref()
+        .is_none_or(|p| p.as_os_str() == "-");
+    if to_stdout && std::io::stdout().is_terminal() {
+        bail!("--format parquet writes binary: give -o FILE.parquet, or redirect standard output");
+    }
+    Ok(())
+}

@@ -1,0 +1,952 @@
+//! `export`: one row per valid envelope, chosen columns, as CSV, TSV or Parquet
+//! (docs/cli.md#export).
+//!
+//! Workers read each valid line's values straight from its tape (strings decoded, so a row
+//! holds the envelope's text, not its JSON escapes). CSV and TSV rows are formatted on the
+//! workers into the chunk's primary output, through one reused `csv::Writer` per worker, and
+//! come out in input order as every command's lines do. For Parquet the workers collect the
+//! chunk's typed column values in its tally; the writer's thread turns them into Arrow arrays
+//! in [`LineOperation::settle`], hands them to the Parquet writer (which closes a row group
+//! every [`ROW_GROUP_ROWS`] rows, or earlier past [`ROW_GROUP_BYTES`]) and moves the encoded
+//! bytes into the chunk's output, so memory stays flat and the file goes through the same
+//! atomic output as every other.
+
+#[cfg(feature = "parquet")]
+mod parquet;
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+#[cfg(feature = "parquet")]
+use std::sync::Mutex;
+
+use super::fields::{error_type, text, Text};
+use super::fingerprint::Fingerprinter;
+use crate::envelope::formats::parse_timestamp;
+use crate::envelope::{AttemptFields, EnvelopeRules, Fields, Range32, SinglePass, Top, Verdict};
+use crate::framing::LineKind;
+use crate::json::{JsonParser, Value};
+use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
+
+/// Rows per Parquet row group: big enough for good compression and fast scans, small enough
+/// that a row group's buffers stay a few megabytes.
+pub const ROW_GROUP_ROWS: usize = 64 * 1024;
+
+/// A row group is closed early once its encoded columns reach this many bytes (long error
+/// messages), so memory stays flat whatever the rows hold.
+pub const ROW_GROUP_BYTES: usize = 64 << 20;
+
+/// The names `--fields` knows, in the order docs/cli.md#export lists them; `header.KEY`
+/// stands for any header key.
+pub const FIELD_NAMES: &[&str] = &[
+    "id",
+    "envelope_version",
+    "queue",
+    "handler_ref",
+    "handler_version",
+    "status",
+    "attempt_count",
+    "redrive_count",
+    "created_at",
+    "next_attempt_at",
+    "lease_expires_at",
+    "payload_content_type",
+    "payload_bytes",
+    "source",
+    "header.KEY",
+    "last.outcome",
+    "last.error.type",
+    "last.error.message",
+    "last.started_at",
+    "last.finished_at",
+    "fingerprint",
+];
+
+/// The columns without `--fields`.
+pub const DEFAULT_FIELDS: &[&str] = &[
+    "id",
+    "queue",
+    "handler_ref",
+    "status",
+    "attempt_count",
+    "redrive_count",
+    "created_at",
+    "last.outcome",
+    "last.error.type",
+    "last.error.message",
+    "last.finished_at",
+    "fingerprint",
+];
+
+/// One column of an export.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExportField {
+    /// `id`.
+    Id,
+    /// `envelope_version`.
+    EnvelopeVersion,
+    /// `queue`.
+    Queue,
+    /// `handler_ref`.
+    HandlerRef,
+    /// `handler_version` (null when absent or `null`).
+    HandlerVersion,
+    /// `status`.
+    Status,
+    /// `attempt_count`.
+    AttemptCount,
+    /// `redrive_count`.
+    RedriveCount,
+    /// `created_at`.
+    CreatedAt,
+    /// `next_attempt_at`.
+    NextAttemptAt,
+    /// `lease_expires_at`.
+    LeaseExpiresAt,
+    /// `payload_content_type`.
+    PayloadContentType,
+    /// The decoded payload's length in bytes (null under a claim check).
+    PayloadBytes,
+    /// `headers["rdq.source"]` in version 1, `origin.source` in version 2.
+    Source,
+    /// `headers[KEY]`.
+    Header(String),
+    /// The last attempt's `outcome`.
+    LastOutcome,
+    /// The last attempt's `error.type`.
+    LastErrorType,
+    /// The last attempt's `error.message`.
+    LastErrorMessage,
+    /// The last attempt's `started_at`.
+    LastStartedAt,
+    /// The last attempt's `finished_at`.
+    LastFinishedAt,
+    /// The fingerprint of the last attempt that has an error (docs/cli.md#fingerprints).
+    Fingerprint,
+}
+
+/// The type of a column's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    /// UTF-8 text.
+    Text,
+    /// A whole number (64-bit).
+    Integer,
+    /// An instant, in UTC milliseconds (the envelope's timestamp form in CSV).
+    Timestamp,
+}
+
+/// A `--fields` name that is not in the vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown field {name:?}: the fields are {}", FIELD_NAMES.join(", "))]
+pub struct UnknownField {
+    /// The name as given.
+    pub name: String,
+}
+
+impl ExportField {
+    /// The field a `--fields` name names.
+    ///
+    /// ```
+    /// use rdq_envelope::ops::ExportField;
+    /// assert_eq!(ExportField::parse("last.error.type"), Ok(ExportField::LastErrorType));
+    /// assert_eq!(ExportField::parse("header.traceparent"), Ok(ExportField::Header("traceparent".into())));
+    /// assert!(ExportField::parse("header.").is_err());
+    /// assert!(ExportField::parse("priority").is_err());
+    /// ```
+    pub fn parse(name: &str) -> Result<Self, UnknownField> {
+        use ExportField::*;
+        Ok(match name {
+            "id" => Id,
+            "envelope_version" => EnvelopeVersion,
+            "queue" => Queue,
+            "handler_ref" => HandlerRef,
+            "handler_version" => HandlerVersion,
+            "status" => Status,
+            "attempt_count" => AttemptCount,
+            "redrive_count" => RedriveCount,
+            "created_at" => CreatedAt,
+            "next_attempt_at" => NextAttemptAt,
+            "lease_expires_at" => LeaseExpiresAt,
+            "payload_content_type" => PayloadContentType,
+            "payload_bytes" => PayloadBytes,
+            "source" => Source,
+            "last.outcome" => LastOutcome,
+            "last.error.type" => LastErrorType,
+            "last.error.message" => LastErrorMessage,
+            "last.started_at" => LastStartedAt,
+            "last.finished_at" => LastFinishedAt,
+            "fingerprint" => Fingerprint,
+            _ => match name.strip_prefix("header.") {
+                Some(key) if !key.is_empty() => Header(key.to_owned()),
+                _ => {
+                    return Err(UnknownField {
+                        name: name.to_owned(),
+                    })
+                }
+            },
+        })
+    }
+
+    /// The column's name: the name `--fields` takes.
+    pub fn name(&self) -> String {
+        use ExportField::*;
+        let name = match self {
+            Id => "id",
+            EnvelopeVersion => "envelope_version",
+            Queue => "queue",
+            HandlerRef => "handler_ref",
+            HandlerVersion => "handler_version",
+            Status => "status",
+            AttemptCount => "attempt_count",
+            RedriveCount => "redrive_count",
+            CreatedAt => "created_at",
+            NextAttemptAt => "next_attempt_at",
+            LeaseExpiresAt => "lease_expires_at",
+            PayloadContentType => "payload_content_type",
+            PayloadBytes => "payload_bytes",
+            Source => "source",
+            Header(key) => return format!("header.{key}"),
+            LastOutcome => "last.outcome",
+            LastErrorType => "last.error.type",
+            LastErrorMessage => "last.error.message",
+            LastStartedAt => "last.started_at",
+            LastFinishedAt => "last.finished_at",
+            Fingerprint => "fingerprint",
+        };
+        name.to_owned()
+    }
+
+    /// The type of the column's values.
+    pub fn column_type(&self) -> ColumnType {
+        use ExportField::*;
+        match self {
+            EnvelopeVersion | AttemptCount | RedriveCount | PayloadBytes => ColumnType::Integer,
+            CreatedAt | NextAttemptAt | LeaseExpiresAt | LastStartedAt | LastFinishedAt => {
+                ColumnType::Timestamp
+            }
+            _ => ColumnType::Text,
+        }
+    }
+}
+
+/// The file format of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExportFormat {
+    /// Comma-separated values (RFC 4180), a header row first.
+    Csv,
+    /// Tab-separated values, quoted as CSV is, a header row first.
+    Tsv,
+    /// Apache Parquet, zstd-compressed, typed columns.
+    Parquet,
+}
+
+/// Why an export cannot be made or finished.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// The same column asked for twice.
+    #[error("--fields: {0} is given twice")]
+    DuplicateField(String),
+    /// No column at all.
+    #[error("--fields: no field given")]
+    NoFields,
+    /// Parquet asked of a library built without the `parquet` feature.
+    #[error("this build has no Parquet output (the `parquet` cargo feature is off)")]
+    ParquetUnavailable,
+    /// The Parquet writer failed.
+    #[error("parquet: {0}")]
+    Parquet(String),
+}
+
+/// One value of a row, borrowed from the line or the worker's scratch.
+#[derive(Debug, Clone, Copy)]
+enum Cell<'a> {
+    Null,
+    Text(&'a str),
+    Integer(i64),
+    /// The envelope's text of a timestamp and its milliseconds.
+    Time(&'a str, i64),
+}
+
+/// The `export` operation: rows to the primary output, invalid lines to the rejects.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ExportOp {
+    rules: EnvelopeRules,
+    fields: Vec<ExportField>,
+    format: ExportFormat,
+    /// Write reject records.
+    pub write_rejects: bool,
+    /// The reader cap, for the `LINE_TOO_LONG` message.
+    pub max_line_bytes: usize,
+    /// The CSV header row went out (with the first chunk).
+    header_written: AtomicBool,
+    #[cfg(feature = "parquet")]
+    parquet: Option<Mutex<parquet::ParquetSink>>,
+}
+
+impl ExportOp {
+    /// An export of `fields` as `format`, judged by `rules`; no reject records and the
+    /// reader's default cap, which the fields can change.
+    pub fn new(
+        rules: EnvelopeRules,
+        fields: Vec<ExportField>,
+        format: ExportFormat,
+    ) -> Result<Self, ExportError> {
+        if fields.is_empty() {
+            return Err(ExportError::NoFields);
+        }
+        for (i, field) in fields.iter().enumerate() {
+            if fields[..i].contains(field) {
+                return Err(ExportError::DuplicateField(field.name()));
+            }
+        }
+        #[cfg(feature = "parquet")]
+        let parquet = match format {
+            ExportFormat::Parquet => Some(Mutex::new(parquet::ParquetSink::new(&fields)?)),
+            _ => None,
+        };
+        #[cfg(not(feature = "parquet"))]
+        if format == ExportFormat::Parquet {
+            return Err(ExportError::ParquetUnavailable);
+        }
+        Ok(ExportOp {
+            rules,
+            fields,
+            format,
+            write_rejects: false,
+            max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
+            header_written: AtomicBool::new(false),
+            #[cfg(feature = "parquet")]
+            parquet,
+        })
+    }
+
+    /// The columns, in order.
+    pub fn fields(&self) -> &[ExportField] {
+        &self.fields
+    }
+
+    /// The CSV or TSV header row: the columns' names.
+    fn header(&self) -> Vec<u8> {
+        let mut row = CsvRow::new(self.format);
+        let mut out = Vec::new();
+        for field in &self.fields {
+            row.field(&mut out, field.name().as_bytes());
+        }
+        row.end(&mut out);
+        out
+    }
+
+    /// What goes after the last chunk's output: for CSV and TSV the header row when no chunk
+    /// carried it (an empty input), for Parquet the rows still held and the footer. Call once,
+    /// after the run.
+    pub fn finish(&self) -> Result<Vec<u8>, ExportError> {
+        match self.format {
+            ExportFormat::Csv | ExportFormat::Tsv => {
+                Ok(match self.header_written.swap(true, Ordering::Relaxed) {
+                    true => Vec::new(),
+                    false => self.header(),
+                })
+            }
+            ExportFormat::Parquet => {
+                #[cfg(feature = "parquet")]
+                if let Some(sink) = &self.parquet {
+                    return sink.lock().unwrap_or_else(|e| e.into_inner()).finish();
+                }
+                Err(ExportError::ParquetUnavailable)
+            }
+        }
+    }
+
+    /// Hands every value of a valid envelope's row to `sink`, in column order.
+    fn row(
+        &self,
+        envelope: &Envelope<'_>,
+        version: u32,
+        scratch: &mut RowScratch,
+        mut sink: impl FnMut(usize, Cell<'_>),
+    ) {
+        for (column, field) in self.fields.iter().enumerate() {
+            let cell = match envelope {
+                Envelope::Tape(top) => tape_cell(field, top, version, scratch),
+                Envelope::Ranges(view) => view.cell(field, version, scratch),
+            };
+            sink(column, cell);
+        }
+    }
+}
+
+/// A valid envelope, read from its tape or from what the single pass recorded.
+enum Envelope<'a> {
+    Tape(&'a Top<'a>),
+    Ranges(Ranges<'a>),
+}
+
+/// Buffers a worker reuses for the values it makes rather than borrows from the line.
+#[derive(Debug, Default)]
+struct RowScratch {
+    fingerprinter: Fingerprinter,
+    /// A fingerprint's hex digits.
+    hex: [u8; 12],
+    /// A message with escapes, decoded.
+    decoded: String,
+}
+
+/// One value of an envelope read from its tape (every string already decoded).
+fn tape_cell<'s>(
+    field: &ExportField,
+    top: &Top<'s>,
+    version: u32,
+    scratch: &'s mut RowScratch,
+) -> Cell<'s> {
+    use ExportField::*;
+    let last = || top.attempts.and_then(|a| a.last_element());
+    match field {
+        Id => string(top.id),
+        EnvelopeVersion => Cell::Integer(i64::from(version)),
+        Queue => string(top.queue),
+        HandlerRef => string(top.handler_ref),
+        HandlerVersion => string(top.handler_version),
+        Status => string(top.status),
+        AttemptCount => integer(top.attempt_count),
+        RedriveCount => integer(top.redrive_count),
+        CreatedAt => time(top.created_at),
+        NextAttemptAt => time(top.next_attempt_at),
+        LeaseExpiresAt => time(top.lease_expires_at),
+        PayloadContentType => string(top.payload_content_type),
+        PayloadBytes => match top.payload.and_then(|p| p.as_str()) {
+            Some(base64) => Cell::Integer(decoded_len(base64.len(), base64.as_bytes())),
+            None => Cell::Null,
+        },
+        Source => match version {
+            1 => string(top.headers.and_then(|h| h.get("rdq.source"))),
+            _ => string(top.origin.and_then(|o| o.get("source"))),
+        },
+        Header(key) => string(top.headers.and_then(|h| h.get(key))),
+        LastOutcome => string(last().and_then(|a| a.get("outcome"))),
+        LastErrorType => match last().and_then(error_type) {
+            Some(kind) => Cell::Text(kind),
+            None => Cell::Null,
+        },
+        LastErrorMessage => string(
+            last()
+                .and_then(|a| a.get("error"))
+                .and_then(|e| e.get("message")),
+        ),
+        LastStartedAt => time(last().and_then(|a| a.get("started_at"))),
+        LastFinishedAt => time(last().and_then(|a| a.get("finished_at"))),
+        Fingerprint => match last_error(top) {
+            Some((kind, message)) => fingerprint(scratch, kind, Text::Plain(message)),
+            None => Cell::Null,
+        },
+    }
+}
+
+/// The fingerprint of an error, as text in `scratch`.
+fn fingerprint<'s>(scratch: &'s mut RowScratch, kind: &str, message: Text<'_>) -> Cell<'s> {
+    let (fingerprint, _) = scratch.fingerprinter.fingerprint(kind, message);
+    scratch.hex = fingerprint.hex();
+    Cell::Text(std::str::from_utf8(&scratch.hex).unwrap_or_default())
+}
+
+/// An envelope the single pass accepted with no escape in the strings it recorded
+/// ([`Fields::plain`]): each range's bytes are its text, but an error message's, which may
+/// still hold escapes (decoded here).
+struct Ranges<'a> {
+    line: &'a [u8],
+    fields: &'a Fields,
+}
+
+impl<'a> Ranges<'a> {
+    fn text(&self, (start, end): Range32) -> &'a str {
+        // The single pass accepted the line, so it is UTF-8 and a string's content too.
+        std::str::from_utf8(&self.line[start as usize..end as usize]).unwrap_or_default()
+    }
+
+    fn optional(&self, range: Option<Range32>) -> Cell<'a> {
+        match range {
+            Some(range) => Cell::Text(self.text(range)),
+            None => Cell::Null,
+        }
+    }
+
+    fn time(&self, range: Option<Range32>) -> Cell<'a> {
+        let Some(range) = range else {
+            return Cell::Null;
+        };
+        let text = self.text(range);
+        parse_timestamp(text).map_or(Cell::Null, |ms| Cell::Time(text, ms))
+    }
+
+    fn header(&self, key: &str) -> Option<Range32> {
+        let line = self.line;
+        let found = self
+            .fields
+            .headers
+            .iter()
+            .find(|((start, end), _)| &line[*start as usize..*end as usize] == key.as_bytes());
+        found.map(|(_, value)| *value)
+    }
+
+    fn message(&self, attempt: &AttemptFields) -> Text<'a> {
+        let message = self.text(attempt.error_message);
+        match attempt.message_escaped {
+            true => Text::Escaped(message),
+            false => Text::Plain(message),
+        }
+    }
+
+    fn cell<'s>(&self, field: &ExportField, version: u32, scratch: &'s mut RowScratch) -> Cell<'s>
+    where
+        'a: 's,
+    {
+        use ExportField::*;
+        let f = self.fields;
+        let last = f.attempts.last();
+        match field {
+            Id => Cell::Text(self.text(f.id)),
+            EnvelopeVersion => Cell::Integer(i64::from(version)),
+            Queue => Cell::Text(self.text(f.queue)),
+            HandlerRef => Cell::Text(self.text(f.handler_ref)),
+            HandlerVersion => self.optional(f.handler_version),
+            Status => Cell::Text(self.text(f.status)),
+            // Both at most 4294967295 (the single pass checked).
+            AttemptCount => Cell::Integer(f.attempt_count as i64),
+            RedriveCount => Cell::Integer(f.redrive_count as i64),
+            CreatedAt => self.time(Some(f.created_at)),
+            NextAttemptAt => self.time(f.next_attempt_at),
+            LeaseExpiresAt => self.time(f.lease_expires_at),
+            PayloadContentType => Cell::Text(self.text(f.payload_content_type)),
+            PayloadBytes => match f.payload {
+                Some((start, end)) => {
+                    let base64 = &self.line[start as usize..end as usize];
+                    Cell::Integer(decoded_len(base64.len(), base64))
+                }
+                None => Cell::Null,
+            },
+            Source => match version {
+                1 => self.optional(self.header("rdq.source")),
+                _ => self.optional(f.origin_source),
+            },
+            Header(key) => self.optional(self.header(key)),
+            LastOutcome => self.optional(last.and_then(|a| a.outcome)),
+            LastErrorType => self.optional(last.and_then(|a| a.error_type)),
+            LastErrorMessage => match last.filter(|a| a.error_type.is_some()) {
+                Some(attempt) => Cell::Text(self.message(attempt).decode(&mut scratch.decoded)),
+                None => Cell::Null,
+            },
+            LastStartedAt => self.time(last.map(|a| a.started_text)),
+            LastFinishedAt => self.time(last.and_then(|a| a.finished_text)),
+            Fingerprint => {
+                let with_error = f.attempts.iter().rev().find(|a| a.error_type.is_some());
+                match with_error {
+                    Some(attempt) => {
+                        let kind = self.text(attempt.error_type.unwrap_or_default());
+                        fingerprint(scratch, kind, self.message(attempt))
+                    }
+                    None => Cell::Null,
+                }
+            }
+        }
+    }
+}
+
+fn string(value: Option<Value<'_>>) -> Cell<'_> {
+    match value.and_then(|v| v.as_str()) {
+        Some(s) => Cell::Text(s),
+        None => Cell::Null,
+    }
+}
+
+fn time(value: Option<Value<'_>>) -> Cell<'_> {
+    match value.and_then(|v| v.as_str()) {
+        Some(s) => parse_timestamp(s).map_or(Cell::Null, |ms| Cell::Time(s, ms)),
+        None => Cell::Null,
+    }
+}
+
+fn integer(value: Option<Value<'_>>) -> Cell<'static> {
+    match value
+        .and_then(|v| v.as_integer())
+        .and_then(|n| i64::try_from(n).ok())
+    {
+        Some(n) => Cell::Integer(n),
+        None => Cell::Null,
+    }
+}
+
+/// The type and message of the last attempt that has an error (docs/cli.md#fingerprints).
+fn last_error<'a>(top: &Top<'a>) -> Option<(&'a str, &'a str)> {
+    let attempts = top.attempts?.elements();
+    attempts
+        .filter_map(|a| {
+            let error = a.get("error")?;
+            let kind = error.get("type")?.as_str()?;
+            Some((kind, text(error.get("message"))))
+        })
+        .last()
+}
+
+/// The decoded length of canonical padded base64 (the rules accepted it): three bytes per four
+/// characters, less one per `=`.
+fn decoded_len(len: usize, base64: &[u8]) -> i64 {
+    let padding = base64.iter().rev().take(2).filter(|&&b| b == b'=').count();
+    (len / 4 * 3).saturating_sub(padding) as i64
+}
+
+/// Writes CSV or TSV rows with csv-core (the `csv` crate's own writer, without its buffered
+/// `Write` layer, so a row goes straight into the chunk's output buffer): fields quoted only
+/// when they hold the delimiter, a quote, CR or LF (RFC 4180), a quote doubled inside.
+#[derive(Debug)]
+struct CsvRow {
+    core: csv_core::Writer,
+    /// A field was written in this row (the next needs a delimiter first).
+    started: bool,
+}
+
+impl CsvRow {
+    fn new(format: ExportFormat) -> Self {
+        // CSV rows end in CRLF as RFC 4180 has it; TSV in LF, as tab-separated text does.
+        let (delimiter, terminator) = match format {
+            ExportFormat::Tsv => (b'\t', csv_core::Terminator::Any(b'\n')),
+            _ => (b',', csv_core::Terminator::CRLF),
+        };
+        let core = csv_core::WriterBuilder::new()
+            .delimiter(delimiter)
+            .terminator(terminator)
+            .build();
+        CsvRow {
+            core,
+            started: false,
+        }
+    }
+
+    fn field(&mut self, out: &mut Vec<u8>, mut input: &[u8]) {
+        if self.started {
+            grow(out, 4, |o| self.core.delimiter(o));
+        }
+        self.started = true;
+        // A quoted field is at most twice its length and the opening quote.
+        grow(out, input.len() * 2 + 2, |o| {
+            let (result, read, written) = self.core.field(input, o);
+            input = &input[read..];
+            (result, written)
+        });
+    }
+
+    fn end(&mut self, out: &mut Vec<u8>) {
+        grow(out, 8, |o| self.core.terminator(o));
+        self.started = false;
+    }
+}
+
+/// Runs a csv-core step into `out`'s end, `room` bytes at a time, until it has written all.
+fn grow(
+    out: &mut Vec<u8>,
+    room: usize,
+    mut step: impl FnMut(&mut [u8]) -> (csv_core::WriteResult, usize),
+) {
+    loop {
+        let len = out.len();
+        out.resize(len + room, 0);
+        let (result, written) = step(&mut out[len..]);
+        out.truncate(len + written);
+        if result == csv_core::WriteResult::InputEmpty {
+            return;
+        }
+    }
+}
+
+/// Scratch a worker reuses from row to row.
+#[derive(Debug, Default)]
+struct Scratch {
+    row: RowScratch,
+    /// An integer's decimal digits.
+    digits: Vec<u8>,
+}
+
+/// A worker's reusable state.
+#[derive(Debug)]
+pub struct ExportWorker {
+    parser: JsonParser,
+    verdict: Verdict,
+    single: SinglePass,
+    scratch: Scratch,
+    csv: CsvRow,
+}
+
+/// A chunk's rows as typed columns, for Parquet (empty for CSV and TSV).
+#[derive(Debug, Default)]
+pub struct ExportTally {
+    columns: Vec<ColumnValues>,
+    rows: usize,
+}
+
+/// One column's values for a chunk's rows.
+#[derive(Debug, Default)]
+struct ColumnValues {
+    /// Integers and timestamps (milliseconds).
+    numbers: Vec<i64>,
+    /// Texts, back to back; `ends[i]` is where row i's ends.
+    text: String,
+    ends: Vec<usize>,
+    /// Whether row i has a value.
+    valid: Vec<bool>,
+}
+
+impl ColumnValues {
+    fn push(&mut self, cell: Cell<'_>) {
+        match cell {
+            Cell::Null => {
+                self.numbers.push(0);
+                self.valid.push(false);
+            }
+            Cell::Text(s) => {
+                self.text.push_str(s);
+                self.valid.push(true);
+            }
+            Cell::Integer(n) | Cell::Time(_, n) => {
+                self.numbers.push(n);
+                self.valid.push(true);
+            }
+        }
+        self.ends.push(self.text.len());
+    }
+
+    fn clear(&mut self) {
+        self.numbers.clear();
+        self.text.clear();
+        self.ends.clear();
+        self.valid.clear();
+    }
+}
+
+impl LineOperation for ExportOp {
+    type Worker = ExportWorker;
+    type Tally = ExportTally;
+
+    fn worker(&self) -> ExportWorker {
+        ExportWorker {
+            parser: JsonParser::new(),
+            verdict: Verdict::default(),
+            single: SinglePass::default(),
+            scratch: Scratch::default(),
+            csv: CsvRow::new(self.format),
+        }
+    }
+
+    fn apply(
+        &self,
+        w: &mut ExportWorker,
+        line: SourceLine<'_>,
+        out: &mut ChunkOutput<ExportTally>,
+    ) -> Action {
+        let SourceLine { source, line } = line;
+        let ExportWorker {
+            parser,
+            verdict,
+            single,
+            scratch,
+            csv,
+        } = w;
+        // The usual line, valid with nothing to warn about and no escape in the strings the
+        // single pass records, is read from those records; any other from its tape.
+        let clean = match line.kind {
+            LineKind::TooLong => None,
+            _ => self.rules.clean(single, line.content),
+        };
+        let (doc, top);
+        let envelope;
+        let version;
+        match clean {
+            Some(clean) if single.fields().plain => {
+                version = clean.version;
+                envelope = Envelope::Ranges(Ranges {
+                    line: line.content,
+                    fields: single.fields(),
+                });
+            }
+            _ => {
+                doc = super::judge(&self.rules, parser, &line, self.max_line_bytes, verdict);
+                let Some(doc) = doc.as_ref().filter(|_| verdict.is_valid()) else {
+                    let at = super::position(source, &line);
+                    return super::reject(verdict, at, &line, out, self.write_rejects);
+                };
+                out.summary.tally_warnings(&verdict.warnings);
+                // A valid line has a supported version.
+                version = verdict.version.unwrap_or(1);
+                top = Top::of(doc.root());
+                envelope = Envelope::Tape(&top);
+            }
+        }
+        match self.format {
+            ExportFormat::Parquet => {
+                let tally = &mut out.tally;
+                if tally.columns.len() != self.fields.len() {
+                    tally
+                        .columns
+                        .resize_with(self.fields.len(), ColumnValues::default);
+                }
+                self.row(&envelope, version, &mut scratch.row, |column, cell| {
+                    tally.columns[column].push(cell);
+                });
+                tally.rows += 1;
+            }
+            ExportFormat::Csv | ExportFormat::Tsv => {
+                let row = &mut out.primary;
+                let digits = &mut scratch.digits;
+                self.row(&envelope, version, &mut scratch.row, |_, cell| match cell {
+                    Cell::Null => csv.field(row, b""),
+                    Cell::Text(s) | Cell::Time(s, _) => csv.field(row, s.as_bytes()),
+                    Cell::Integer(n) => {
+                        digits.clear();
+                        // Writing into a Vec cannot fail.
+                        let _ = write!(digits, "{n}");
+                        csv.field(row, digits);
+                    }
+                });
+                csv.end(row);
+            }
+        }
+        Action::Emit
+    }
+
+    fn settle(&self, out: &mut ChunkOutput<ExportTally>) {
+        match self.format {
+            ExportFormat::Csv | ExportFormat::Tsv => {
+                // The header row leads the first chunk's output, so it is written before any
+                // row and only once, on the writer's thread.
+                if !self.header_written.swap(true, Ordering::Relaxed) {
+                    let header = self.header();
+                    out.primary.splice(0..0, header);
+                }
+            }
+            ExportFormat::Parquet => {
+                #[cfg(feature = "parquet")]
+                if let Some(sink) = &self.parquet {
+                    let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
+                    sink.append(&mut out.tally, &mut out.primary);
+                }
+                out.tally.rows = 0;
+                out.tally.columns.iter_mut().for_each(ColumnValues::clear);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::RuleOptions;
+
+    /// Every value of a row, as text that tells the cells apart.
+    fn row_of(op: &ExportOp, envelope: &Envelope<'_>, version: u32) -> Vec<String> {
+        let mut scratch = RowScratch::default();
+        let mut cells = Vec::new();
+        op.row(envelope, version, &mut scratch, |_, cell| {
+            cells.push(format!("{cell:?}"));
+        });
+        cells
+    }
+
+    /// The single pass's records give every field the value the tape gives, on lines of both
+    /// versions with escapes in their messages and with headers of every kind.
+    #[test]
+    fn the_single_pass_and_the_tape_give_the_same_rows() {
+        let fields: Vec<ExportField> = FIELD_NAMES
+            .iter()
+            .map(|name| name.replace("header.KEY", "header.traceparent"))
+            .chain(["header.rdq.source".to_owned(), "header.none".to_owned()])
+            .map(|name| ExportField::parse(&name).unwrap())
+            .collect();
+        let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
+        let op = ExportOp::new(rules.clone(), fields, ExportFormat::Csv).unwrap();
+        let (mut single, mut parser, mut verdict) =
+            (SinglePass::default(), JsonParser::new(), Verdict::default());
+        let mut compared = 0;
+        for version in [1, 2] {
+            for line in crate::gen::test_lines(7, version, 0.0, 300) {
+                let Some(clean) = rules.clean(&mut single, &line) else {
+                    continue;
+                };
+                if !single.fields().plain {
+                    continue;
+                }
+                let ranges = Envelope::Ranges(Ranges {
+                    line: &line,
+                    fields: single.fields(),
+                });
+                let fast = row_of(&op, &ranges, clean.version);
+                let doc = rules.check_line(&mut parser, &line, &mut verdict).unwrap();
+                assert!(verdict.is_valid());
+                let top = Top::of(doc.root());
+                let tape = Envelope::Tape(&top);
+                let slow = row_of(&op, &tape, verdict.version.unwrap());
+                assert_eq!(fast, slow, "{}", String::from_utf8_lossy(&line));
+                compared += 1;
+            }
+        }
+        assert!(compared > 500, "{compared} lines compared");
+    }
+
+    #[test]
+    fn every_name_of_the_vocabulary_parses_back_to_itself() {
+        for name in FIELD_NAMES.iter().chain(DEFAULT_FIELDS) {
+            let name = name.replace("KEY", "a.b");
+            assert_eq!(ExportField::parse(&name).unwrap().name(), name);
+        }
+        let unknown = ExportField::parse("last.error").unwrap_err().to_string();
+        assert!(
+            unknown.contains("the fields are id, envelope_version"),
+            "{unknown}"
+        );
+    }
+
+    #[test]
+    fn decoded_payload_lengths() {
+        for (base64, len) in [
+            ("", 0),
+            ("eQ==", 1),
+            ("eXk=", 2),
+            ("eXl5", 3),
+            ("eXl5eQ==", 4),
+        ] {
+            assert_eq!(
+                decoded_len(base64.len(), base64.as_bytes()),
+                len,
+                "{base64}"
+            );
+        }
+    }
+
+    #[test]
+    fn fields_are_quoted_only_when_they_must_be() {
+        let mut row = CsvRow::new(ExportFormat::Csv);
+        let mut out = Vec::new();
+        for field in [
+            "plain",
+            "a,b",
+            "say \"hi\"",
+            "two\r\nlines",
+            "",
+            "tab\there",
+        ] {
+            row.field(&mut out, field.as_bytes());
+        }
+        row.end(&mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\r\nlines\",,tab\there\r\n"
+        );
+        let mut row = CsvRow::new(ExportFormat::Tsv);
+        let mut out = Vec::new();
+        for field in ["a,b", "tab\there"] {
+            row.field(&mut out, field.as_bytes());
+        }
+        row.end(&mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), "a,b\t\"tab\there\"\n");
+    }
+}
