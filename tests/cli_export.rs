@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::Value;
 
 mod common;
-use common::{run, stderr, stdout};
+use common::{gen_lines, run, stderr, stdout};
 
 /// A valid DEAD v1 line, without its terminator.
 const DEAD: &str = include_str!("data/dlq_line.json");
@@ -19,19 +19,8 @@ attempt_count,redrive_count,created_at,next_attempt_at,lease_expires_at,payload_
 payload_bytes,source,header.traceparent,header.tenant,last.outcome,last.error.type,\
 last.error.message,last.started_at,last.finished_at,fingerprint";
 
-fn gen(version: &str, seed: &str) -> Vec<u8> {
-    let args = [
-        "gen",
-        "--count",
-        "700",
-        "--seed",
-        seed,
-        "--version",
-        version,
-        "--invalid-rate",
-        "0.05",
-    ];
-    run(&args, b"").stdout
+fn gen(version: u8, seed: u64) -> Vec<u8> {
+    gen_lines(700, seed, Some(version), 0.05)
 }
 
 /// Envelopes whose values are hard to carry: quotes, commas, CR and LF, tabs, escaped and raw
@@ -128,8 +117,8 @@ fn fingerprints_agree(report: &Value) {
 fn corpus(name: &str) -> (PathBuf, PathBuf) {
     let dir = common::scratch(name);
     let input = dir.join("in.jsonl");
-    let mut bytes = gen("1", "5");
-    bytes.extend(gen("2", "6"));
+    let mut bytes = gen(1, 5);
+    bytes.extend(gen(2, 6));
     bytes.extend(handcrafted().as_bytes());
     std::fs::write(&input, bytes).unwrap();
     (dir, input)

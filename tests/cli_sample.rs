@@ -3,22 +3,10 @@
 use std::collections::HashMap;
 
 mod common;
-use common::{run, stderr, stdout};
+use common::{gen_lines, run, stderr, stdout};
 
 fn input() -> Vec<u8> {
-    run(
-        &[
-            "gen",
-            "--count",
-            "600",
-            "--seed",
-            "21",
-            "--invalid-rate",
-            "0.05",
-        ],
-        b"",
-    )
-    .stdout
+    gen_lines(600, 21, None, 0.05)
 }
 
 fn queue(line: &str) -> &str {

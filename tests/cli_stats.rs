@@ -8,24 +8,13 @@ use rdq_envelope::json::{JsonParser, Value as JsonValue};
 use serde_json::{json, Value};
 
 mod common;
-use common::{run, stderr, stdout};
+use common::{gen_lines, run, stderr, stdout};
 
 /// 800 `gen` lines of both versions, a few invalid, and blank lines.
 fn input() -> Vec<u8> {
     let mut all = Vec::new();
-    for (version, seed) in [("1", "31"), ("2", "32")] {
-        let args = [
-            "gen",
-            "--count",
-            "400",
-            "--seed",
-            seed,
-            "--version",
-            version,
-            "--invalid-rate",
-            "0.05",
-        ];
-        all.extend_from_slice(&run(&args, b"").stdout);
+    for (version, seed) in [(1, 31), (2, 32)] {
+        all.extend_from_slice(&gen_lines(400, seed, Some(version), 0.05));
         all.extend_from_slice(b"\n  \n");
     }
     all

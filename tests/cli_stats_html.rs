@@ -13,7 +13,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 mod common;
-use common::{bin, run, scratch, stderr};
+use common::{bin, gen_lines, run, scratch, stderr};
 
 /// The rows a breakdown lists (`BREAKDOWN_ROWS` in src/cli/stats_html.rs); histogram bars
 /// likewise.
@@ -23,19 +23,8 @@ const HISTOGRAM_BARS: usize = 40;
 /// 800 `gen` lines of both versions, a few invalid, and blank lines.
 fn gen_input() -> Vec<u8> {
     let mut all = Vec::new();
-    for (version, seed) in [("1", "41"), ("2", "42")] {
-        let args = [
-            "gen",
-            "--count",
-            "400",
-            "--seed",
-            seed,
-            "--version",
-            version,
-            "--invalid-rate",
-            "0.05",
-        ];
-        all.extend_from_slice(&run(&args, b"").stdout);
+    for (version, seed) in [(1, 41), (2, 42)] {
+        all.extend_from_slice(&gen_lines(400, seed, Some(version), 0.05));
         all.extend_from_slice(b"\n  \n");
     }
     all

@@ -100,3 +100,29 @@ pub fn read_line(out: &mut impl std::io::Read) -> Vec<u8> {
     }
     line
 }
+
+/// What `gen --count COUNT --seed SEED [--version V] --invalid-rate RATE` writes: the test
+/// inputs of `gen` lines, a share of them carrying one defect each.
+pub fn gen_lines(count: usize, seed: u64, version: Option<u8>, invalid_rate: f64) -> Vec<u8> {
+    let (count, seed, rate) = (
+        count.to_string(),
+        seed.to_string(),
+        invalid_rate.to_string(),
+    );
+    let mut args = vec![
+        "gen",
+        "--count",
+        &count,
+        "--seed",
+        &seed,
+        "--invalid-rate",
+        &rate,
+    ];
+    let version = version.map(|v| v.to_string());
+    if let Some(version) = &version {
+        args.extend(["--version", version]);
+    }
+    let out = run(&args, b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    out.stdout
+}
