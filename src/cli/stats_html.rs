@@ -16,6 +16,8 @@ use sha2::{Digest, Sha256};
 use rdq_envelope::ops::{Arrivals, Bucket, Group, StatsOverview, StatsReport, MAX_KEYS};
 use rdq_envelope::pipeline::Summary;
 
+use super::stats_table::{percent, thousands};
+
 /// The most rows a breakdown (queues, statuses, `--by`) lists; the rest are summed in a row.
 const BREAKDOWN_ROWS: usize = 25;
 /// The most bars a histogram draws; the rest are summed in a note.
@@ -71,26 +73,6 @@ fn shell_word(word: &str) -> String {
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
     }
-}
-
-/// `1234567` as `1,234,567`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
-fn percent(part: u64, whole: u64) -> String {
-    if whole == 0 {
-        return "-".into();
-    }
-    format!("{:.1}%", part as f64 * 100.0 / whole as f64)
 }
 
 /// The script: copy buttons beside the command lines, and markers a test can read (the page

@@ -112,7 +112,7 @@ fn bar(count: u64, largest: u64, columns: usize) -> String {
 }
 
 /// `1234567` as `1,234,567`.
-fn thousands(n: u64) -> String {
+pub(super) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {
@@ -140,7 +140,8 @@ fn cut_to(text: &str, columns: usize) -> String {
     cut
 }
 
-fn percent(part: u64, whole: u64) -> String {
+/// `part` as a share of `whole`, `12.3%` (`-` of nothing).
+pub(super) fn percent(part: u64, whole: u64) -> String {
     if whole == 0 {
         return "-".into();
     }
