@@ -29,6 +29,8 @@ pub(crate) struct Classes {
     pub white: u64,
     /// bytes below 0x20
     pub control: u64,
+    /// bytes from 0x80 up (not ASCII): a line without any needs no UTF-8 validation
+    pub non_ascii: u64,
 }
 
 /// The classifier of one block: the only machine-specific step.
@@ -132,6 +134,9 @@ pub(crate) fn classify_portable(block: &[u8; 64]) -> Classes {
         if b < 0x20 {
             c.control |= bit;
         }
+        if b >= 0x80 {
+            c.non_ascii |= bit;
+        }
     }
     c
 }
@@ -183,7 +188,7 @@ impl Index {
     pub(crate) fn build(&mut self, line: &[u8], classifier: Classifier) -> bool {
         self.count = 0;
         self.backslash_blocks.clear();
-        if u32::try_from(line.len()).is_err() || simdutf8::basic::from_utf8(line).is_err() {
+        if u32::try_from(line.len()).is_err() {
             return false;
         }
         self.backslash_blocks
@@ -194,18 +199,25 @@ impl Index {
         if self.slots.len() < room {
             self.slots.resize(room, 0);
         }
-        match classifier {
+        let indexed = match classifier {
             Classifier::Portable => self.build_with::<Portable>(line),
             #[cfg(target_arch = "x86_64")]
             Classifier::Sse42 => x86::build_with_sse42(self, line),
             #[cfg(target_arch = "x86_64")]
             Classifier::Avx2 => x86::build_with_avx2(self, line),
+        };
+        // Most lines are ASCII, which stage 1 saw on the way (`Classes::non_ascii`): only the
+        // others take a second pass to validate their UTF-8.
+        match indexed {
+            Indexed::Declined => false,
+            Indexed::Ascii => true,
+            Indexed::NonAscii => simdutf8::basic::from_utf8(line).is_ok(),
         }
     }
 
     /// [`Index::build`] after its checks, with the classifier `C` inlined.
     #[inline(always)]
-    pub(crate) fn build_with<C: Classify>(&mut self, line: &[u8]) -> bool {
+    pub(crate) fn build_with<C: Classify>(&mut self, line: &[u8]) -> Indexed {
         let mut carry = Carry::default();
         let mut blocks = line.chunks_exact(64);
         let mut base = 0;
@@ -218,7 +230,7 @@ impl Index {
                 std::hint::black_box(C::classify(block)),
                 &mut carry,
             ) {
-                return false;
+                return Indexed::Declined;
             }
             base += 64;
         }
@@ -228,10 +240,16 @@ impl Index {
             let mut last = [b' '; 64];
             last[..rest.len()].copy_from_slice(rest);
             if !self.block::<C>(line, base, C::classify(&last), &mut carry) {
-                return false;
+                return Indexed::Declined;
             }
         }
-        !carry.in_string && !carry.escaped
+        if carry.in_string || carry.escaped {
+            Indexed::Declined
+        } else if carry.non_ascii != 0 {
+            Indexed::NonAscii
+        } else {
+            Indexed::Ascii
+        }
     }
 
     /// One block at `base`: its structurals appended, `carry` taken to the next block.
@@ -243,6 +261,7 @@ impl Index {
         c: Classes,
         carry: &mut Carry,
     ) -> bool {
+        carry.non_ascii |= c.non_ascii;
         let escaped = if c.backslash == 0 && !carry.escaped {
             0
         } else {
@@ -296,6 +315,19 @@ struct Carry {
     in_token: bool,
     /// Where the `u` of the low surrogate escape that completes a pair is (0: none expected).
     low_surrogate_at: usize,
+    /// Not zero once a block held a byte from 0x80 up.
+    non_ascii: u64,
+}
+
+/// What stage 1 made of a line, before any UTF-8 validation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Indexed {
+    /// Surely not what the walk could accept (see [`Index::build`]).
+    Declined,
+    /// Indexed, and every byte ASCII: valid UTF-8.
+    Ascii,
+    /// Indexed, with bytes from 0x80 up: valid only if they are UTF-8.
+    NonAscii,
 }
 
 /// The bytes escaped by a backslash that are not backslashes themselves (those right after an
@@ -436,6 +468,36 @@ mod tests {
                     (slow, slow_carry),
                     "{mask:#066b} {carry}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn only_lines_of_valid_utf8_are_indexed() {
+        // A byte from 0x80 up in the first block, in a middle one and in the padded tail:
+        // stage 1 sees it and hands the line to the UTF-8 check; ASCII lines skip that check.
+        let long = "x".repeat(100);
+        for classifier in Classifier::all() {
+            let mut index = Index::default();
+            for (at, prefix) in [(0, ""), (1, long.as_str()), (2, &long[..40])] {
+                for (text, valid) in [
+                    ("\u{e9}t\u{e9}".to_owned(), true),
+                    ("\u{1F600}".to_owned(), true),
+                    ("plain".to_owned(), true),
+                ] {
+                    let line = format!(r#"{{"k":"{prefix}{text}","n":1}}"#);
+                    assert_eq!(index.build(line.as_bytes(), classifier), valid, "{at}");
+                }
+                for bad in [&[0xC3u8][..], &[0xFF], &[0xED, 0xA0, 0x80], &[0xE2, 0x82]] {
+                    let mut line = format!(r#"{{"k":"{prefix}"#).into_bytes();
+                    line.extend_from_slice(bad);
+                    line.extend_from_slice(br#"","n":1}"#);
+                    assert!(
+                        !index.build(&line, classifier),
+                        "{:?} {bad:x?} at {at}",
+                        classifier
+                    );
+                }
             }
         }
     }

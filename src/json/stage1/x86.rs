@@ -13,7 +13,7 @@ use std::arch::x86_64::{
     _mm_set_epi64x, _mm_setr_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_srli_epi16,
 };
 
-use super::{Classes, Classify, Index};
+use super::{Classes, Classify, Index, Indexed};
 
 /// The nibble tables of `{ } [ ] : ,` and the four white-space bytes: a byte is in a class
 /// when its low nibble's entry and its high nibble's entry share one of the class's bits.
@@ -43,7 +43,7 @@ pub(super) fn sse42_available() -> bool {
 
 /// Stage 1 of `line` with the AVX2 classifier. Only called for `Classifier::Avx2`, which
 /// `Classifier` offers only when [`avx2_available`] found AVX2 on this CPU.
-pub(super) fn build_with_avx2(index: &mut Index, line: &[u8]) -> bool {
+pub(super) fn build_with_avx2(index: &mut Index, line: &[u8]) -> Indexed {
     // SAFETY: AVX2, BMI1, POPCNT and PCLMULQDQ are present (see above): the target features
     // of `build_avx2`.
     unsafe { build_avx2(index, line) }
@@ -51,14 +51,14 @@ pub(super) fn build_with_avx2(index: &mut Index, line: &[u8]) -> bool {
 
 /// Stage 1 of `line` with the SSE4.2 classifier. Only called for `Classifier::Sse42`, which
 /// `Classifier` offers only when [`sse42_available`] found SSE4.2 on this CPU.
-pub(super) fn build_with_sse42(index: &mut Index, line: &[u8]) -> bool {
+pub(super) fn build_with_sse42(index: &mut Index, line: &[u8]) -> Indexed {
     // SAFETY: SSE4.2, POPCNT and PCLMULQDQ are present: the target features of `build_sse42`.
     unsafe { build_sse42(index, line) }
 }
 
 /// The block loop compiled for SSE4.2, the SSE4.2 classifier inlined into it.
 #[target_feature(enable = "sse4.2,popcnt,pclmulqdq")]
-fn build_sse42(index: &mut Index, line: &[u8]) -> bool {
+fn build_sse42(index: &mut Index, line: &[u8]) -> Indexed {
     index.build_with::<Sse42>(line)
 }
 
@@ -83,7 +83,7 @@ impl Classify for Sse42 {
 /// The whole block loop compiled for AVX2 (and the bit instructions every AVX2 CPU has), so
 /// that the classifier is inlined into it.
 #[target_feature(enable = "avx2,bmi1,popcnt,pclmulqdq")]
-fn build_avx2(index: &mut Index, line: &[u8]) -> bool {
+fn build_avx2(index: &mut Index, line: &[u8]) -> Indexed {
     index.build_with::<Avx2>(line)
 }
 
@@ -145,6 +145,7 @@ fn classify_avx2(block: &[u8; 64]) -> Classes {
         op: join(a.op, b.op),
         white: join(a.white, b.white),
         control: join(a.control, b.control),
+        non_ascii: join(a.non_ascii, b.non_ascii),
     }
 }
 
@@ -155,6 +156,7 @@ struct Half {
     op: u32,
     white: u32,
     control: u32,
+    non_ascii: u32,
 }
 
 #[target_feature(enable = "avx2")]
@@ -194,6 +196,8 @@ fn half(v: __m256i) -> Half {
         op: !bits(not_op),
         white: !bits(not_white),
         control: bits(control),
+        // A lane's top bit is set exactly from 0x80 up.
+        non_ascii: bits(v),
     }
 }
 
@@ -240,6 +244,7 @@ fn classify_sse42(block: &[u8; 64]) -> Classes {
         op: join(|q| q.op),
         white: join(|q| q.white),
         control: join(|q| q.control),
+        non_ascii: join(|q| q.non_ascii),
     }
 }
 
@@ -250,6 +255,7 @@ struct Quarter {
     op: u16,
     white: u16,
     control: u16,
+    non_ascii: u16,
 }
 
 #[target_feature(enable = "sse4.2")]
@@ -279,6 +285,7 @@ fn quarter(v: __m128i) -> Quarter {
         op: !bits16(not_op),
         white: !bits16(not_white),
         control: bits16(control),
+        non_ascii: bits16(v),
     }
 }
 
