@@ -564,13 +564,13 @@ mod tests {
         let mut valid_drawn = 0;
         for _ in 0..300_000 {
             let mut b = valid[0];
-            for at in 0..24 {
+            for byte in &mut b {
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
                 // Mostly the valid byte, sometimes another: near misses of the shape.
-                if state % 5 == 0 {
-                    b[at] = alphabet[(state >> 8) as usize % alphabet.len()];
+                if state.is_multiple_of(5) {
+                    *byte = alphabet[(state >> 8) as usize % alphabet.len()];
                 }
             }
             let fast = timestamp_days(&b).zip(timestamp_time_ms(&b));
