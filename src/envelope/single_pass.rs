@@ -449,11 +449,21 @@ impl<'l> Walk<'l, '_> {
         Some(&self.line[start..end])
     }
 
+    /// A string whose rule's grammar has no backslash in it (a ULID, a name, a timestamp, an
+    /// enumerated value, base64, hex): its raw bytes, not looked at for escapes. A string
+    /// spelled with an escape has a backslash, so it fails the grammar and the line goes to
+    /// the tape path, as it would after [`Walk::plain_string`]; this only skips that check.
+    #[inline(always)]
+    fn grammar_string(&mut self) -> Option<&'l [u8]> {
+        let span = self.string()?;
+        Some(&self.line[span.start as usize..span.end as usize])
+    }
+
     /// A plain string that is a valid timestamp: its time. The day of the last one is kept:
     /// an envelope's timestamps mostly fall on one day.
     #[inline]
     fn timestamp(&mut self) -> Option<i64> {
-        let text: &[u8; 24] = self.plain_string()?.try_into().ok()?;
+        let text: &[u8; 24] = self.grammar_string()?.try_into().ok()?;
         let days = if text[..10] == self.last_day.0 {
             self.last_day.1
         } else {
@@ -503,11 +513,23 @@ impl<'l> Walk<'l, '_> {
     /// fractions and exponents are left to the tape path.)
     #[inline(always)]
     fn small_unsigned(&mut self) -> Option<u64> {
-        let digits = self.token()?;
-        let fine = matches!(digits, [b'0'] | [b'1'..=b'9', ..])
-            && digits.len() <= 18
-            && digits.iter().all(u8::is_ascii_digit);
-        fine.then(|| digits.iter().fold(0, |n, &d| n * 10 + u64::from(d - b'0')))
+        let start = *self.positions.get(self.at)? as usize;
+        self.at += 1;
+        let rest = &self.line[start..];
+        // One pass: the value of the leading digits (19 at most, which cannot overflow), then
+        // the token must end right after them.
+        let (mut value, mut len) = (0u64, 0);
+        for &byte in rest.iter().take(19) {
+            let digit = byte.wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            value = value * 10 + u64::from(digit);
+            len += 1;
+        }
+        let ends = rest.get(len).is_none_or(|&b| ENDS_TOKEN[usize::from(b)]);
+        let fine = ends && (1..=18).contains(&len) && (rest[0] != b'0' || len == 1);
+        fine.then_some(value)
     }
 
     /// Any value, checked for the JSON layer only: grammar, depth, duplicate keys. `depth` is
@@ -551,11 +573,17 @@ impl<'l> Walk<'l, '_> {
         if self.eat(b'}').is_none() {
             loop {
                 let key_at = self.at;
-                let key = self.key()?;
+                // Not yet looked at for escapes: a key equal to one the rules know has none.
+                let key = self.string()?;
+                let key = (key.start, key.end);
                 self.eat(b':')?;
                 let value_at = self.at;
                 match member(self, key)? {
                     0 => {
+                        // Compared raw with the others: an escaped key is the tape path's.
+                        if self.escaped(key) {
+                            return None;
+                        }
                         self.keys.push(key);
                         self.any_value(depth)?;
                     }
@@ -592,13 +620,15 @@ impl<'l> Walk<'l, '_> {
     #[inline(always)]
     fn key(&mut self) -> Option<(u32, u32)> {
         let span = self.string()?;
-        if self
-            .index
-            .has_backslash(self.line, span.start as usize, span.end as usize)
-        {
-            return None;
-        }
-        Some((span.start, span.end))
+        let key = (span.start, span.end);
+        (!self.escaped(key)).then_some(key)
+    }
+
+    /// Whether the string content `(start, end)` holds an escape.
+    #[inline(always)]
+    fn escaped(&self, (start, end): (u32, u32)) -> bool {
+        self.index
+            .has_backslash(self.line, start as usize, end as usize)
     }
 
     /// Notes, when a shape is recorded, the member of a `record` object whose key is at
@@ -705,7 +735,7 @@ impl<'l> Walk<'l, '_> {
                 ENVELOPE_VERSION
             }
             b"id" => {
-                top.id_time = Some(formats::ulid_bytes_time_ms(self.plain_string()?)?);
+                top.id_time = Some(formats::ulid_bytes_time_ms(self.grammar_string()?)?);
                 ID
             }
             b"queue" => {
@@ -718,7 +748,7 @@ impl<'l> Walk<'l, '_> {
                 QUEUE
             }
             b"handler_ref" => {
-                if !is_name(self.plain_string()?) {
+                if !is_name(self.grammar_string()?) {
                     return None;
                 }
                 HANDLER_REF
@@ -730,7 +760,7 @@ impl<'l> Walk<'l, '_> {
                 HANDLER_VERSION
             }
             b"payload" => {
-                let text = self.plain_string()?;
+                let text = self.grammar_string()?;
                 base64_simd::STANDARD.check(text).ok()?;
                 PAYLOAD
             }
@@ -757,7 +787,7 @@ impl<'l> Walk<'l, '_> {
                 HEADERS
             }
             b"status" => {
-                top.status = Some(match self.plain_string()? {
+                top.status = Some(match self.grammar_string()? {
                     b"PENDING" => Status::Pending,
                     b"IN_FLIGHT" => Status::InFlight,
                     b"SUCCEEDED" => Status::Succeeded,
@@ -897,7 +927,7 @@ impl<'l> Walk<'l, '_> {
         let seen = self.object(2, Record::Nothing, |walk, (start, end)| {
             Some(match &walk.line[start as usize..end as usize] {
                 b"uri" => formats::is_payload_uri_bytes(walk.plain_string()?).then_some(1)?,
-                b"sha256" => formats::is_sha256_hex_bytes(walk.plain_string()?).then_some(2)?,
+                b"sha256" => formats::is_sha256_hex_bytes(walk.grammar_string()?).then_some(2)?,
                 b"size" => {
                     walk.small_unsigned()?;
                     4
@@ -1103,7 +1133,7 @@ impl<'l> Walk<'l, '_> {
         if self.null()? {
             return Some(None);
         }
-        Some(Some(match self.plain_string()? {
+        Some(Some(match self.grammar_string()? {
             b"SUCCESS" => Outcome::Success,
             b"RETRYABLE_FAILURE" => Outcome::RetryableFailure,
             b"PERMANENT_FAILURE" => Outcome::PermanentFailure,

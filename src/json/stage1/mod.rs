@@ -168,18 +168,24 @@ impl Index {
         if from >= to {
             return false;
         }
-        // Most strings lie in one or two blocks: a bit test each, before looking at bytes.
-        let last = (to - 1) / 64;
-        let mut block = from / 64;
-        loop {
-            if self.backslash_blocks[block / 64] >> (block % 64) & 1 != 0 {
+        // The bits of the string's blocks, a word of the bitmap (4 KiB of line) at a time:
+        // one masked test for most strings, and a few for a long stack trace. Bytes are
+        // looked at only when a block holds a backslash.
+        let (first, last) = (from / 64, (to - 1) / 64);
+        let (first_word, last_word) = (first / 64, last / 64);
+        for word in first_word..=last_word {
+            let mut bits = self.backslash_blocks[word];
+            if word == first_word {
+                bits &= !0 << (first % 64);
+            }
+            if word == last_word {
+                bits &= !0 >> (63 - last % 64);
+            }
+            if bits != 0 {
                 return memchr::memchr(b'\\', &line[from..to]).is_some();
             }
-            if block == last {
-                return false;
-            }
-            block += 1;
         }
+        false
     }
 
     /// Indexes `line` with `classifier`. `false` when the line is surely not the JSON the walk
@@ -470,6 +476,55 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn has_backslash_answers_for_every_range() {
+        // Escapes scattered over a line of three bitmap words (over 8 KiB), some blocks with
+        // none: every range, short and long, across block and word boundaries.
+        let mut state = 5;
+        let mut text = String::new();
+        while text.len() < 9_000 {
+            let roll = next(&mut state) % 100;
+            text.push_str(match roll {
+                0..=2 => "\\n",
+                3 => "\\\\",
+                _ => "abcdefgh",
+            });
+        }
+        let line = format!(r#"{{"k":"{text}"}}"#);
+        let line = line.as_bytes();
+        let mut index = Index::default();
+        assert!(index.build(line, Classifier::detect()));
+        let mut ranges: Vec<(usize, usize)> = (0..20_000)
+            .map(|_| {
+                let from = (next(&mut state) % line.len() as u64) as usize;
+                let len = match next(&mut state) % 3 {
+                    0 => next(&mut state) % 70,
+                    1 => next(&mut state) % 600,
+                    _ => next(&mut state) % 9_000,
+                } as usize;
+                (from, (from + len).min(line.len()))
+            })
+            .collect();
+        ranges.extend([
+            (0, line.len()),
+            (5, 5),
+            (4095, 4097),
+            (4096, 8192),
+            (63, 64),
+        ]);
+        let mut found = [0, 0];
+        for (from, to) in ranges {
+            let expected = line[from..to].contains(&b'\\');
+            assert_eq!(
+                index.has_backslash(line, from, to),
+                expected,
+                "{from}..{to}"
+            );
+            found[usize::from(expected)] += 1;
+        }
+        assert!(found[0] > 1_000 && found[1] > 1_000, "{found:?}");
     }
 
     #[test]
