@@ -59,13 +59,9 @@ impl Edits {
     }
 
     fn replace_with_number_after(&mut self, replaced: Range<usize>, prefix: &[u8], n: i64) {
-        use std::io::Write;
-        // An i64 has at most 20 characters; formatting into the stack allocates nothing.
-        let mut digits = [0u8; 20];
-        let mut free = &mut digits[..];
-        let _ = write!(free, "{n}");
-        let len = 20 - free.len();
-        self.replace_with_parts(replaced, &[prefix, &digits[..len]]);
+        // Formatted on the stack: nothing allocated.
+        let mut digits = itoa::Buffer::new();
+        self.replace_with_parts(replaced, &[prefix, digits.format(n).as_bytes()]);
     }
 
     /// Deletes `range`.

@@ -14,7 +14,6 @@
 #[cfg(feature = "parquet")]
 mod parquet;
 
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 #[cfg(feature = "parquet")]
 use std::sync::Mutex;
@@ -664,8 +663,6 @@ fn grow(
 #[derive(Debug, Default)]
 struct Scratch {
     row: RowScratch,
-    /// An integer's decimal digits.
-    digits: Vec<u8>,
 }
 
 /// A worker's reusable state.
@@ -797,16 +794,12 @@ impl LineOperation for ExportOp {
             }
             ExportFormat::Csv | ExportFormat::Tsv => {
                 let row = &mut out.primary;
-                let digits = &mut scratch.digits;
+                // An integer's decimal digits, on the stack.
+                let mut digits = itoa::Buffer::new();
                 self.row(&envelope, version, &mut scratch.row, |_, cell| match cell {
                     Cell::Null => csv.field(row, b""),
                     Cell::Text(s) | Cell::Time(s, _) => csv.field(row, s.as_bytes()),
-                    Cell::Integer(n) => {
-                        digits.clear();
-                        // Writing into a Vec cannot fail.
-                        let _ = write!(digits, "{n}");
-                        csv.field(row, digits);
-                    }
+                    Cell::Integer(n) => csv.field(row, digits.format(n).as_bytes()),
                 });
                 csv.end(row);
             }
