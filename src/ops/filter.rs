@@ -9,7 +9,6 @@ use serde::Serialize;
 use super::fields::{EnvelopeView, RangeView, TapeView};
 use super::fingerprint::{Fingerprint, Fingerprinter};
 use super::jq::{Where, WhereVerdict};
-use crate::envelope::formats::parse_timestamp;
 use crate::envelope::{EnvelopeRules, SinglePass, Top, Verdict};
 use crate::framing::LineKind;
 use crate::json::JsonParser;
@@ -25,18 +24,33 @@ use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 /// assert!(!Glob::new("billing").matches("billing.invoices"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Glob(Vec<char>);
+pub struct Glob {
+    pattern: Vec<char>,
+    /// Without a `?`, the literal runs between the `*`s (one run: no `*` at all), matched on
+    /// bytes: the usual `java.net.*` is then a prefix comparison.
+    runs: Option<Vec<String>>,
+}
 
 impl Glob {
     /// The glob `pattern`.
     pub fn new(pattern: &str) -> Self {
-        Glob(pattern.chars().collect())
+        Glob {
+            pattern: pattern.chars().collect(),
+            runs: (!pattern.contains('?')).then(|| pattern.split('*').map(str::to_owned).collect()),
+        }
     }
 
     /// Whether `text` matches as a whole. Linear in practice: only the last `*` is retried.
     /// Walks `text` in place (no allocation per line).
     pub fn matches(&self, text: &str) -> bool {
-        let p: &[char] = &self.0;
+        match &self.runs {
+            Some(runs) => matches_runs(runs, text.as_bytes()),
+            None => self.matches_chars(text),
+        }
+    }
+
+    fn matches_chars(&self, text: &str) -> bool {
+        let p: &[char] = &self.pattern;
         // `ti` is a byte index on a char boundary of `text`.
         let (mut pi, mut ti) = (0, 0);
         let mut star: Option<(usize, usize)> = None;
@@ -65,6 +79,28 @@ impl Glob {
         }
         p[pi.min(p.len())..].iter().all(|&c| c == '*')
     }
+}
+
+/// A glob of literal `runs` joined by `*`s, against `text`: the first run begins it, the last
+/// ends it, and the runs between are found in order, each at its leftmost place (a later
+/// place leaves less room for the rest, never more). On bytes: UTF-8 text and runs match
+/// only on character boundaries.
+fn matches_runs(runs: &[String], text: &[u8]) -> bool {
+    let [first, middle @ .., last] = runs else {
+        return text == runs.first().map_or(&b""[..], |run| run.as_bytes());
+    };
+    let (first, last) = (first.as_bytes(), last.as_bytes());
+    if text.len() < first.len() + last.len() || !text.starts_with(first) || !text.ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for run in middle {
+        match memmem::find(rest, run.as_bytes()) {
+            Some(at) => rest = &rest[at + run.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// What a line must match; each list is an OR within itself, and all must hold. Start from
@@ -144,7 +180,7 @@ impl Predicates {
             return false;
         }
         if self.since.is_some() || self.until.is_some() {
-            let created = parse_timestamp(envelope.created_at()).unwrap_or_default();
+            let created = envelope.created_ms().unwrap_or_default();
             if self.since.is_some_and(|t| created < t) || self.until.is_some_and(|t| created >= t) {
                 return false;
             }
@@ -541,6 +577,12 @@ mod tests {
             let want = reference(&p.chars().collect::<Vec<_>>(), &t.chars().collect::<Vec<_>>());
             prop_assert_eq!(Glob::new(&p).matches(&t), want);
         }
+
+        #[test]
+        fn globs_of_stars_alone_match_their_definition(p in "[ab*é]{0,8}", t in "[abé]{0,12}") {
+            let want = reference(&p.chars().collect::<Vec<_>>(), &t.chars().collect::<Vec<_>>());
+            prop_assert_eq!(Glob::new(&p).matches(&t), want);
+        }
     }
 
     #[test]
@@ -559,6 +601,12 @@ mod tests {
             ("a?c", "ac", false),
             ("A*", "abc", false),
             ("**x", "yx", true),
+            ("a*a", "a", false),
+            ("ab*ba", "aba", false),
+            ("java.net.*", "java.net.SocketTimeoutException", true),
+            ("java.net.*", "java.lang.IllegalStateException", false),
+            ("*Exception", "java.net.SocketTimeoutException", true),
+            ("*.net.*", "java.net.SocketTimeoutException", true),
         ];
         for (pattern, text, want) in cases {
             assert_eq!(

@@ -17,7 +17,7 @@ use super::arrivals::{self, Arrivals, Unit};
 use super::fields::{EnvelopeView, RangeView, TapeView};
 use super::fingerprint::{Fingerprint, Fingerprinter};
 use crate::diagnostic::cut_text;
-use crate::envelope::formats::{parse_timestamp, push_timestamp, timestamp_bytes};
+use crate::envelope::formats::{push_timestamp, timestamp_bytes};
 use crate::envelope::{EnvelopeRules, SinglePass, Top, Verdict};
 use crate::framing::LineKind;
 use crate::json::{JsonParser, Value};
@@ -304,7 +304,7 @@ impl Stats {
         fine_arrivals: bool,
     ) {
         self.envelopes += 1;
-        let created = parse_timestamp(envelope.created_at());
+        let created = envelope.created_ms();
         if let Some(ms) = created {
             self.created = Some(match self.created {
                 Some((first, last)) => (first.min(ms), last.max(ms)),
