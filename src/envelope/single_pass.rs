@@ -701,7 +701,18 @@ impl<'l> Walk<'l, '_> {
     }
 
     /// The keys pushed since `frame` are pairwise different; they are dropped.
+    #[inline(always)]
     fn distinct_keys(&mut self, frame: usize) -> Option<()> {
+        // Most objects pushed no key (every key known) or one.
+        if self.keys.len() <= frame + 1 {
+            self.keys.truncate(frame);
+            return Some(());
+        }
+        self.distinct_keys_compared(frame)
+    }
+
+    /// [`Walk::distinct_keys`] when there are at least two keys to compare.
+    fn distinct_keys_compared(&mut self, frame: usize) -> Option<()> {
         let line = self.line;
         let text = |(s, e): (u32, u32)| &line[s as usize..e as usize];
         let keys = &mut self.keys[frame..];
@@ -881,6 +892,7 @@ impl<'l> Walk<'l, '_> {
     }
 
     /// The bytes of the scalar value (string, number or literal) read from structural `at`.
+    #[inline]
     fn scalar_range(&self, at: usize) -> (u32, u32) {
         let start = self.positions[at];
         let end = if self.line[start as usize] == b'"' {
@@ -1137,6 +1149,7 @@ impl<'l> Walk<'l, '_> {
     }
 
     /// `outcome`: `null` or one of the four.
+    #[inline]
     fn outcome(&mut self) -> Option<Option<Outcome>> {
         if self.null()? {
             return Some(None);
@@ -1151,6 +1164,7 @@ impl<'l> Walk<'l, '_> {
     }
 
     /// `duration_ms`: `null`, a small integer, or (fine in version 1 only) anything else.
+    #[inline]
     fn duration(&mut self) -> Option<Duration> {
         if self.null()? {
             return Some(Duration::Null);

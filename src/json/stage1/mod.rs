@@ -202,7 +202,7 @@ impl Index {
     }
 
     /// Whether `line[from..to]` holds a backslash (an escape, in a string).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn has_backslash(&self, line: &[u8], from: usize, to: usize) -> bool {
         if from >= to {
             return false;
@@ -210,6 +210,18 @@ impl Index {
         // The bits of the string's blocks, a word of the bitmap (4 KiB of line) at a time:
         // one masked test for most strings, and a few for a long stack trace. Bytes are
         // looked at only when a block holds a backslash.
+        let (first, last) = (from / 64, (to - 1) / 64);
+        if first / 64 != last / 64 {
+            return self.has_backslash_across_words(line, from, to);
+        }
+        let bits =
+            self.backslash_blocks[first / 64] & (!0 << (first % 64)) & (!0 >> (63 - last % 64));
+        bits != 0 && memchr::memchr(b'\\', &line[from..to]).is_some()
+    }
+
+    /// [`Index::has_backslash`] for a string over more than one word of the bitmap.
+    #[cold]
+    fn has_backslash_across_words(&self, line: &[u8], from: usize, to: usize) -> bool {
         let (first, last) = (from / 64, (to - 1) / 64);
         let (first_word, last_word) = (first / 64, last / 64);
         for word in first_word..=last_word {
