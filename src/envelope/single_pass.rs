@@ -431,7 +431,7 @@ impl<'l> Walk<'l, '_> {
 
     /// A string the DLQ commands read: its range, and [`Fields::plain`] cleared when it holds
     /// an escape.
-    #[inline]
+    #[inline(always)]
     fn recorded_string(&mut self) -> Option<Range32> {
         let span = self.string()?;
         if self.fields.plain
