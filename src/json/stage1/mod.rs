@@ -207,9 +207,9 @@ impl Index {
         if from >= to {
             return false;
         }
-        // The bits of the string's blocks, a word of the bitmap (4 KiB of line) at a time:
-        // one masked test for most strings, and a few for a long stack trace. Bytes are
-        // looked at only when a block holds a backslash.
+        // The bits of the string's blocks: one masked test of a word of the bitmap (4 KiB of
+        // line) for most strings, a few for a long stack trace. Bytes are looked at only when
+        // a block holds a backslash.
         let (first, last) = (from / 64, (to - 1) / 64);
         if first / 64 != last / 64 {
             return self.has_backslash_across_words(line, from, to);
