@@ -191,24 +191,7 @@ struct Half {
 #[inline]
 fn half(v: __m256i) -> Half {
     // `{ } [ ] : ,` and the four white-space bytes in one lookup per nibble (`LOW_NIBBLE`).
-    let (l, h) = (LOW_NIBBLE, HIGH_NIBBLE);
-    #[rustfmt::skip]
-    let low_table = _mm256_setr_epi8(
-        l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11], l[12], l[13], l[14], l[15],
-        l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11], l[12], l[13], l[14], l[15],
-    );
-    #[rustfmt::skip]
-    let high_table = _mm256_setr_epi8(
-        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13], h[14], h[15],
-        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13], h[14], h[15],
-    );
-    let nibble = _mm256_set1_epi8(0x0F);
-    let low = _mm256_shuffle_epi8(low_table, _mm256_and_si256(v, nibble));
-    let high = _mm256_shuffle_epi8(
-        high_table,
-        _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble),
-    );
-    let classes = _mm256_and_si256(low, high);
+    let classes = nibble_classes(v, LOW_NIBBLE, HIGH_NIBBLE);
     let none = _mm256_setzero_si256();
     let not_op = _mm256_cmpeq_epi8(_mm256_and_si256(classes, _mm256_set1_epi8(OP_BITS)), none);
     // Every class bit is an operator's or white space's: a byte in none separates nothing.
@@ -225,6 +208,50 @@ fn half(v: __m256i) -> Half {
         // A lane's top bit is set exactly from 0x80 up.
         non_ascii: bits(v),
     }
+}
+
+/// Each byte's class bits by a pair of nibble tables (`LOW_NIBBLE`, `ESCAPE_LOW_NIBBLE`): the
+/// AND of its low nibble's entry in `low` and its high nibble's entry in `high`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn nibble_classes(v: __m256i, low: [i8; 16], high: [i8; 16]) -> __m256i {
+    let (l, h) = (low, high);
+    #[rustfmt::skip]
+    let low_table = _mm256_setr_epi8(
+        l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11], l[12], l[13], l[14], l[15],
+        l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11], l[12], l[13], l[14], l[15],
+    );
+    #[rustfmt::skip]
+    let high_table = _mm256_setr_epi8(
+        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13], h[14], h[15],
+        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13], h[14], h[15],
+    );
+    let nibble = _mm256_set1_epi8(0x0F);
+    let low_classes = _mm256_shuffle_epi8(low_table, _mm256_and_si256(v, nibble));
+    let high_classes = _mm256_shuffle_epi8(
+        high_table,
+        _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble),
+    );
+    _mm256_and_si256(low_classes, high_classes)
+}
+
+/// [`nibble_classes`] for 16 bytes.
+#[target_feature(enable = "sse4.2")]
+#[inline]
+fn nibble_classes16(v: __m128i, low: [i8; 16], high: [i8; 16]) -> __m128i {
+    let (l, h) = (low, high);
+    #[rustfmt::skip]
+    let low_table = _mm_setr_epi8(
+        l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11], l[12], l[13], l[14], l[15],
+    );
+    #[rustfmt::skip]
+    let high_table = _mm_setr_epi8(
+        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13], h[14], h[15],
+    );
+    let nibble = _mm_set1_epi8(0x0F);
+    let low_classes = _mm_shuffle_epi8(low_table, _mm_and_si128(v, nibble));
+    let high_classes = _mm_shuffle_epi8(high_table, _mm_and_si128(_mm_srli_epi16(v, 4), nibble));
+    _mm_and_si128(low_classes, high_classes)
 }
 
 /// The lanes of `v` equal to `byte`. (Functions, not closures: a closure would not be compiled
@@ -289,19 +316,7 @@ struct Quarter {
 #[target_feature(enable = "sse4.2")]
 #[inline]
 fn quarter(v: __m128i) -> Quarter {
-    let (l, h) = (LOW_NIBBLE, HIGH_NIBBLE);
-    #[rustfmt::skip]
-    let low_table = _mm_setr_epi8(
-        l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11], l[12], l[13], l[14], l[15],
-    );
-    #[rustfmt::skip]
-    let high_table = _mm_setr_epi8(
-        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13], h[14], h[15],
-    );
-    let nibble = _mm_set1_epi8(0x0F);
-    let low = _mm_shuffle_epi8(low_table, _mm_and_si128(v, nibble));
-    let high = _mm_shuffle_epi8(high_table, _mm_and_si128(_mm_srli_epi16(v, 4), nibble));
-    let classes = _mm_and_si128(low, high);
+    let classes = nibble_classes16(v, LOW_NIBBLE, HIGH_NIBBLE);
     let none = _mm_setzero_si128();
     let not_op = _mm_cmpeq_epi8(_mm_and_si128(classes, _mm_set1_epi8(OP_BITS)), none);
     let not_separator = _mm_cmpeq_epi8(classes, none);
@@ -344,24 +359,8 @@ fn escape_letters_avx2(block: &[u8; 64]) -> EscapeLetters {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn escape_half(v: __m256i) -> (u32, u32) {
-    let (l, h) = (ESCAPE_LOW_NIBBLE, ESCAPE_HIGH_NIBBLE);
-    #[rustfmt::skip]
-    let low_table = _mm256_setr_epi8(
-        l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11], l[12], l[13], l[14], l[15],
-        l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11], l[12], l[13], l[14], l[15],
-    );
-    #[rustfmt::skip]
-    let high_table = _mm256_setr_epi8(
-        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13], h[14], h[15],
-        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13], h[14], h[15],
-    );
-    let nibble = _mm256_set1_epi8(0x0F);
-    let low = _mm256_shuffle_epi8(low_table, _mm256_and_si256(v, nibble));
-    let high = _mm256_shuffle_epi8(
-        high_table,
-        _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble),
-    );
-    let none = _mm256_cmpeq_epi8(_mm256_and_si256(low, high), _mm256_setzero_si256());
+    let letters = nibble_classes(v, ESCAPE_LOW_NIBBLE, ESCAPE_HIGH_NIBBLE);
+    let none = _mm256_cmpeq_epi8(letters, _mm256_setzero_si256());
     (!bits(none), bits(is(v, b'u')))
 }
 
@@ -369,23 +368,12 @@ fn escape_half(v: __m256i) -> (u32, u32) {
 #[target_feature(enable = "sse4.2")]
 #[inline]
 fn escape_letters_sse42(block: &[u8; 64]) -> EscapeLetters {
-    let (l, h) = (ESCAPE_LOW_NIBBLE, ESCAPE_HIGH_NIBBLE);
-    #[rustfmt::skip]
-    let low_table = _mm_setr_epi8(
-        l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11], l[12], l[13], l[14], l[15],
-    );
-    #[rustfmt::skip]
-    let high_table = _mm_setr_epi8(
-        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13], h[14], h[15],
-    );
-    let nibble = _mm_set1_epi8(0x0F);
     let mut letters = EscapeLetters::default();
     for (i, quarter) in block.chunks_exact(16).enumerate() {
         // SAFETY: `quarter` is 16 bytes of `block`; `loadu` has no alignment requirement.
         let v = unsafe { _mm_loadu_si128(quarter.as_ptr().cast::<__m128i>()) };
-        let low = _mm_shuffle_epi8(low_table, _mm_and_si128(v, nibble));
-        let high = _mm_shuffle_epi8(high_table, _mm_and_si128(_mm_srli_epi16(v, 4), nibble));
-        let none = _mm_cmpeq_epi8(_mm_and_si128(low, high), _mm_setzero_si128());
+        let letters_here = nibble_classes16(v, ESCAPE_LOW_NIBBLE, ESCAPE_HIGH_NIBBLE);
+        let none = _mm_cmpeq_epi8(letters_here, _mm_setzero_si128());
         let u = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'u' as i8));
         letters.any |= u64::from(!bits16(none)) << (16 * i);
         letters.u |= u64::from(bits16(u)) << (16 * i);
