@@ -624,43 +624,59 @@ mod tests {
         }
     }
 
-    #[test]
+    /// A SIMD block function for the tests, by name: `None` on a CPU without it.
     #[cfg(target_arch = "x86_64")]
-    fn the_simd_escape_letters_equal_the_portable_ones() {
-        /// A SIMD version for the tests: `None` on a CPU without it.
-        type LettersForTests = fn(&[u8; 64]) -> Option<EscapeLetters>;
-        let simd: [(&str, LettersForTests); 2] = [
-            ("avx2", x86::escape_letters_avx2_for_tests),
-            ("sse4.2", x86::escape_letters_sse42_for_tests),
-        ];
-        for (name, letters) in simd {
-            let mut state = 17;
+    type SimdForTests<T> = (&'static str, fn(&[u8; 64]) -> Option<T>);
+
+    /// Each of `simd` equals `reference` on every block of one byte value, on every byte value
+    /// in every position of a block of others, and on `random` random blocks from `seed`. A
+    /// version the CPU lacks is skipped.
+    #[cfg(target_arch = "x86_64")]
+    fn simd_equals_reference<T: PartialEq + std::fmt::Debug>(
+        simd: [SimdForTests<T>; 2],
+        reference: fn(&[u8; 64]) -> T,
+        seed: u64,
+        random: usize,
+    ) {
+        for (name, simd) in simd {
+            let mut state = seed;
             let mut block = [0u8; 64];
             for value in 0..=255u8 {
+                block.fill(value);
+                let Some(found) = simd(&block) else {
+                    break;
+                };
+                assert_eq!(found, reference(&block), "{name}: byte {value:#04x}");
                 for at in 0..64 {
                     block.fill(b'a');
                     block[at] = value;
-                    let Some(found) = letters(&block) else {
-                        return;
-                    };
                     assert_eq!(
-                        found,
-                        escape_letters_portable(&block),
+                        simd(&block),
+                        Some(reference(&block)),
                         "{name}: {value:#04x} at {at}"
                     );
                 }
             }
-            for _ in 0..20_000 {
+            for _ in 0..random {
                 for chunk in block.chunks_mut(8) {
                     chunk.copy_from_slice(&next(&mut state).to_le_bytes());
                 }
-                assert_eq!(
-                    letters(&block),
-                    Some(escape_letters_portable(&block)),
-                    "{name}"
-                );
+                let Some(found) = simd(&block) else {
+                    break;
+                };
+                assert_eq!(found, reference(&block), "{name}");
             }
         }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn the_simd_escape_letters_equal_the_portable_ones() {
+        let simd: [SimdForTests<EscapeLetters>; 2] = [
+            ("avx2", x86::escape_letters_avx2_for_tests),
+            ("sse4.2", x86::escape_letters_sse42_for_tests),
+        ];
+        simd_equals_reference(simd, escape_letters_portable, 17, 20_000);
     }
 
     #[test]
@@ -707,48 +723,11 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn the_simd_classifiers_classify_as_the_portable_code() {
-        /// A SIMD classifier for the tests: `None` on a CPU without it.
-        type ClassifyForTests = fn(&[u8; 64]) -> Option<Classes>;
-        let simd: [(&str, ClassifyForTests); 2] = [
+        let simd: [SimdForTests<Classes>; 2] = [
             ("avx2", x86::classify_avx2_for_tests),
             ("sse4.2", x86::classify_sse42_for_tests),
         ];
-        for (name, classify) in simd {
-            let mut state = 11;
-            let mut block = [0u8; 64];
-            // Every byte value in every position, each one alone in a block of others, then
-            // random blocks.
-            for value in 0..=255u8 {
-                block.fill(value);
-                let Some(classes) = classify(&block) else {
-                    break;
-                };
-                assert_eq!(
-                    classes,
-                    classify_portable(&block),
-                    "{name}: byte {value:#04x}"
-                );
-                for at in 0..64 {
-                    block.fill(b'a');
-                    block[at] = value;
-                    let classes = classify(&block).unwrap();
-                    assert_eq!(
-                        classes,
-                        classify_portable(&block),
-                        "{name}: {value:#04x} at {at}"
-                    );
-                }
-            }
-            for _ in 0..50_000 {
-                for chunk in block.chunks_mut(8) {
-                    chunk.copy_from_slice(&next(&mut state).to_le_bytes());
-                }
-                let Some(classes) = classify(&block) else {
-                    break;
-                };
-                assert_eq!(classes, classify_portable(&block), "{name}");
-            }
-        }
+        simd_equals_reference(simd, classify_portable, 11, 50_000);
     }
 }
 
