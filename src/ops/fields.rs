@@ -209,6 +209,7 @@ impl<'a> EnvelopeView<'a> for TapeView<'a> {
 
 /// An envelope read from the ranges the single pass recorded of a line it accepted, when none
 /// of them holds an escape ([`Fields::plain`]): each range's bytes are the text.
+#[derive(Clone, Copy)]
 pub(crate) struct RangeView<'a> {
     pub line: &'a [u8],
     pub fields: &'a Fields,
@@ -261,20 +262,18 @@ impl<'a> EnvelopeView<'a> for RangeView<'a> {
     fn error_types(&self) -> impl Iterator<Item = &'a str> {
         // The types alone: the default, through `errors`, would check each message's UTF-8 too
         // (5% of `stats`'s instructions).
-        let (fields, line): (&'a Fields, &'a [u8]) = (self.fields, self.line);
-        let view = RangeView { line, fields };
-        fields
+        let view = *self;
+        view.fields
             .attempts
             .iter()
             .filter_map(move |a| Some(view.text(a.error_type?)))
     }
     fn errors(&self) -> impl Iterator<Item = AttemptError<'a>> {
-        let fields: &'a Fields = self.fields;
-        let view = RangeView {
-            line: self.line,
-            fields,
-        };
-        fields.attempts.iter().filter_map(move |a| view.error(a))
+        let view = *self;
+        view.fields
+            .attempts
+            .iter()
+            .filter_map(move |a| view.error(a))
     }
     fn last_error(&self) -> Option<(AttemptError<'a>, i64)> {
         let last = self
