@@ -46,10 +46,17 @@ impl Batch {
         // a thread of their own, so that the next shard starts at once. One waits at most.
         let (commit_tx, commit_rx) = crossbeam_channel::bounded::<(usize, Result<Written>)>(1);
         let (manifest, mut ran) = std::thread::scope(|scope| {
+            let mut started = 0;
             for _ in 0..at_once {
                 let commit_tx = commit_tx.clone();
                 let (next, todo, pending) = (&next, &todo, &pending);
-                scope.spawn(move || {
+                // A shard's thread is its pipeline's writer, which may apply the operation
+                // too: it gets the stack the operation asks of its workers.
+                let mut builder = std::thread::Builder::new().name("rdq-shard".into());
+                if let Some(bytes) = op.worker_stack_bytes() {
+                    builder = builder.stack_size(bytes);
+                }
+                let spawned = builder.spawn_scoped(scope, move || {
                     while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
                         let written = self.run_shard(op, i, pending[i].size, jobs);
                         if commit_tx.send((i, written)).is_err() {
@@ -57,6 +64,12 @@ impl Batch {
                         }
                     }
                 });
+                // The shards left wait for the threads that did start.
+                match spawned {
+                    Ok(_) => started += 1,
+                    Err(e) if started == 0 => return Err(e.into()),
+                    Err(_) => break,
+                }
             }
             drop(commit_tx);
             // Returning drops the receiver: then a worker's next send fails and it stops.

@@ -6,11 +6,14 @@ use clap::Args;
 
 use rdq_envelope::batch::{Command, FilterConfig};
 use rdq_envelope::envelope::formats::ulid_time_ms;
-use rdq_envelope::ops::{FilterOp, Fingerprint, Glob, Predicates, Where};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rdq_envelope::ops::{EvalWatch, FilterOp, Fingerprint, Glob, Predicates, Where};
 use rdq_envelope::EnvelopeRules;
 
 use super::time::{envelope_form, parse_opt};
-use super::{run, InputArgs, Outcome, OutputArgs};
+use super::{run, where_guard, InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
 pub struct FilterArgs {
@@ -71,10 +74,21 @@ pub struct FilterArgs {
     #[arg(long, value_name = "REGEX")]
     error_message: Vec<String>,
 
-    /// A jq expression: keep the envelope when its first output is neither false nor null,
-    /// as jq 'select(EXPR)' does. Runs only on the lines the other predicates kept.
+    /// A jq expression: keep the envelope when it outputs a value other than false and null
+    /// before any error, as jq 'select(EXPR)' does. Runs only on the lines the other
+    /// predicates kept.
     #[arg(long = "where", value_name = "EXPR")]
     where_expr: Option<String>,
+
+    /// With --where: end the run (status 2) when one line has been evaluated for longer than
+    /// this many seconds [default: 10]; 0 turns the limit off.
+    #[arg(long, value_name = "SECONDS")]
+    where_timeout: Option<f64>,
+
+    /// With --where: end the run (status 2) when the process holds more than this much
+    /// memory, in MiB [default: 4096]; 0 turns the limit off.
+    #[arg(long, value_name = "MIB")]
+    where_max_memory: Option<u64>,
 
     /// Stop after N matching lines (the rest of the input is not read).
     #[arg(long, value_name = "N")]
@@ -363,5 +377,44 @@ fn op(args: &FilterArgs) -> anyhow::Result<FilterOp> {
     op.write_rejects = args.output.rejects.is_some();
     op.max_line_bytes = args.input.max_line_bytes;
     op.limit = args.limit;
+    match (
+        &op.predicates.where_expr,
+        args.where_timeout,
+        args.where_max_memory,
+    ) {
+        (Some(_), _, _) => op.watch = Some(guard_where(args)?),
+        (None, Some(_), _) => bail!("--where-timeout does nothing without --where"),
+        (None, _, Some(_)) => bail!("--where-max-memory does nothing without --where"),
+        (None, None, None) => {}
+    }
     Ok(op)
+}
+
+/// `--where-timeout`'s default, in seconds: far longer than any expression takes on one
+/// envelope that is not running away.
+const DEFAULT_WHERE_TIMEOUT: f64 = 10.0;
+
+/// `--where-max-memory`'s default, in MiB.
+const DEFAULT_WHERE_MAX_MEMORY_MIB: u64 = 4096;
+
+/// Keeps `--where` from ending, aborting or hanging the run (`where_guard.rs`): a watchdog
+/// over the workers' evaluations, and a stack overflow turned into status 2.
+fn guard_where(args: &FilterArgs) -> anyhow::Result<Arc<EvalWatch>> {
+    let timeout = match args.where_timeout.unwrap_or(DEFAULT_WHERE_TIMEOUT) {
+        t if t == 0.0 => None,
+        t if t.is_finite() && t > 0.0 && t <= 1e9 => Some(Duration::from_secs_f64(t)),
+        t => bail!("--where-timeout {t}: expected a number of seconds from 0 (no limit) to 1e9"),
+    };
+    let limits = where_guard::Limits {
+        timeout,
+        max_memory_mib: Some(
+            args.where_max_memory
+                .unwrap_or(DEFAULT_WHERE_MAX_MEMORY_MIB),
+        )
+        .filter(|&m| m > 0),
+    };
+    let watch = Arc::new(EvalWatch::default());
+    where_guard::catch_stack_overflow();
+    where_guard::watch(Arc::clone(&watch), limits);
+    Ok(watch)
 }

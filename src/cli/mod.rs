@@ -26,6 +26,7 @@ mod stats_table;
 mod time;
 mod validate;
 mod version;
+mod where_guard;
 
 use std::process::ExitCode;
 
@@ -209,8 +210,10 @@ pub fn main() -> ExitCode {
     }
     // A panic is a bug, but still a run that did not complete: status 2, never 101, and the
     // outputs' temporary files removed as the stack unwinds.
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(cli)))
-        .unwrap_or_else(|_| Err(anyhow::anyhow!("internal error (a bug, please report it)")));
+    let result = on_a_deep_stack(move || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(cli)))
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("internal error (a bug, please report it)")))
+    });
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Rejected) => ExitCode::from(1),
@@ -223,6 +226,30 @@ pub fn main() -> ExitCode {
             let _ = say(format_args!("{e:#}"));
             ExitCode::from(2)
         }
+    }
+}
+
+/// Runs `command` on a thread with the stack a `--where` expression may need
+/// ([`rdq_envelope::ops::EVAL_STACK_BYTES`]): the thread that runs a pipeline also applies
+/// its operation at times. The stack is reserved, not used, until a deep expression goes
+/// there. Where such a thread cannot be had, on this one.
+fn on_a_deep_stack(
+    command: impl FnOnce() -> anyhow::Result<Outcome> + Send,
+) -> anyhow::Result<Outcome> {
+    let mut command = Some(command);
+    let spawned = std::thread::scope(|scope| {
+        let command = &mut command;
+        std::thread::Builder::new()
+            .name("rdq-main".into())
+            .stack_size(rdq_envelope::ops::EVAL_STACK_BYTES)
+            .spawn_scoped(scope, move || command.take().map(|c| c()))
+            .ok()
+            .map(|thread| thread.join())
+    });
+    match spawned {
+        Some(Ok(Some(result))) => result,
+        Some(_) => Err(anyhow::anyhow!("internal error (a bug, please report it)")),
+        None => (command.take().expect("not taken: the thread did not start"))(),
     }
 }
 

@@ -2,20 +2,25 @@
 //! temporary file left behind, every output path as it was before the run, and the
 //! conventional status (128 + the signal's number: 130, 143, 129, 141).
 //!
+//! SIGUSR1 ends the run the same way (status 138); the process sends it to itself when a
+//! thread ran out of stack in `filter --where` (`where_guard.rs`), and then ends with status 2.
+//!
 //! A SIGPIPE that the process raised itself (a write to a pipe whose reader went away) is not
 //! an interruption: the write fails with EPIPE and the output's own rules apply (a closed
 //! standard output ends the run quietly). Only a SIGPIPE sent by another process ends the run
 //! here. SIGKILL cannot be caught: the temporary files it leaves are removed by the next run
 //! that writes an output into the same folder (see `rdq_envelope::io`).
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGPIPE, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGPIPE, SIGTERM, SIGUSR1};
 use signal_hook::iterator::exfiltrator::WithOrigin;
 use signal_hook::iterator::SignalsInfo;
 
 /// Starts the thread that waits for the signals. Without it (the handlers cannot be set), the
 /// signals keep their default action, which still leaves every output path untouched.
 pub fn install() {
-    let Ok(mut signals) = SignalsInfo::<WithOrigin>::new([SIGINT, SIGTERM, SIGHUP, SIGPIPE]) else {
+    let Ok(mut signals) =
+        SignalsInfo::<WithOrigin>::new([SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1])
+    else {
         return;
     };
     let own = std::process::id();
@@ -28,6 +33,10 @@ pub fn install() {
                     .is_some_and(|p| u32::try_from(p.pid) == Ok(own));
                 if origin.signal == SIGPIPE && from_self {
                     continue;
+                }
+                // The fault handler's call: a thread ran out of stack in `--where`.
+                if origin.signal == SIGUSR1 && from_self && super::where_guard::overflowed() {
+                    super::where_guard::stop_after_overflow();
                 }
                 // Held until the process ends: no output is renamed into place after this.
                 let _held = rdq_envelope::io::remove_live_temporary_files();

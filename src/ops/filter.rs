@@ -1,6 +1,7 @@
 //! `filter`: the valid lines that match every predicate, byte-identical (docs/cli.md#filter).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use memchr::memmem;
 use regex::Regex;
@@ -8,9 +9,9 @@ use serde::Serialize;
 
 use super::fields::{EnvelopeView, RangeView, TapeView};
 use super::fingerprint::{Fingerprint, Fingerprinter};
-use super::jq::{Where, WhereVerdict};
+use super::jq::{EvalSlot, EvalWatch, Where, WhereVerdict};
 use crate::envelope::{EnvelopeRules, SinglePass, Top, Verdict};
-use crate::framing::LineKind;
+use crate::framing::{Line, LineKind};
 use crate::json::JsonParser;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
@@ -319,6 +320,8 @@ pub struct FilterOp {
     /// of it): write the output through [`LimitedLines`] and settle the books with
     /// [`FilterOp::settle`].
     pub limit: Option<u64>,
+    /// Where each worker is in its `--where` evaluations, for a watchdog (`None`: unwatched).
+    pub watch: Option<Arc<EvalWatch>>,
     /// Lines emitted by the chunks merged so far (in input order).
     merged: AtomicU64,
     /// Lines on which `--where` failed, in the chunks merged so far.
@@ -335,6 +338,7 @@ impl Clone for FilterOp {
         op.write_rejects = self.write_rejects;
         op.max_line_bytes = self.max_line_bytes;
         op.limit = self.limit;
+        op.watch = self.watch.clone();
         op
     }
 }
@@ -367,6 +371,8 @@ pub struct FilterWorker {
     verdict: Verdict,
     single: SinglePass,
     scratch: Scratch,
+    /// This worker's slot in [`FilterOp::watch`].
+    slot: Option<Arc<EvalSlot>>,
 }
 
 impl FilterOp {
@@ -382,6 +388,7 @@ impl FilterOp {
             write_rejects: false,
             max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
             limit: None,
+            watch: None,
             merged: AtomicU64::new(0),
             where_errors: AtomicU64::new(0),
             cut: AtomicBool::new(false),
@@ -407,6 +414,17 @@ impl FilterOp {
         }
         notes
     }
+}
+
+/// Runs `eval` on line `number` of `source`, noted in `slot` while it runs.
+fn watched<T>(slot: Option<&EvalSlot>, source: &str, number: u64, eval: impl FnOnce() -> T) -> T {
+    let Some(slot) = slot else {
+        return eval();
+    };
+    slot.begin(source, number);
+    let verdict = eval();
+    slot.end();
+    verdict
 }
 
 /// A writer that passes on the first lines it is given and drops the rest: `filter`'s
@@ -454,18 +472,26 @@ impl<W: std::io::Write> std::io::Write for LimitedLines<W> {
 impl FilterOp {
     /// Emits a valid line whose cheap predicates gave `matches` (then `--where` decides;
     /// inverted with `invert`), or filters it out.
-    fn keep(&self, matches: bool, line: &[u8], out: &mut ChunkOutput<FilterTally>) -> Action {
+    fn keep(
+        &self,
+        matches: bool,
+        (source, line): (&str, &Line<'_>),
+        slot: Option<&EvalSlot>,
+        out: &mut ChunkOutput<FilterTally>,
+    ) -> Action {
         let matches = matches
             && match &self.predicates.where_expr {
                 None => true,
-                Some(expr) => match expr.eval(line) {
-                    WhereVerdict::Keep => true,
-                    WhereVerdict::Drop => false,
-                    WhereVerdict::Error => {
-                        out.tally.where_errors += 1;
-                        false
+                Some(expr) => {
+                    match watched(slot, source, line.number, || expr.eval(line.content)) {
+                        WhereVerdict::Keep => true,
+                        WhereVerdict::Drop => false,
+                        WhereVerdict::Error => {
+                            out.tally.where_errors += 1;
+                            false
+                        }
                     }
-                },
+                }
             };
         if matches == self.invert {
             return Action::FilterOut;
@@ -482,7 +508,7 @@ impl FilterOp {
             out.tally.emitted += 1;
         }
         if !self.count_only {
-            out.primary.extend_from_slice(line);
+            out.primary.extend_from_slice(line.content);
             out.primary.push(b'\n');
         }
         Action::Emit
@@ -494,7 +520,17 @@ impl LineOperation for FilterOp {
     type Tally = FilterTally;
 
     fn worker(&self) -> Self::Worker {
-        FilterWorker::default()
+        FilterWorker {
+            slot: self.watch.as_ref().map(|watch| watch.slot()),
+            ..FilterWorker::default()
+        }
+    }
+
+    fn worker_stack_bytes(&self) -> Option<usize> {
+        self.predicates
+            .where_expr
+            .as_ref()
+            .map(|_| super::jq::EVAL_STACK_BYTES)
     }
 
     fn merge_tally(&self, tally: &mut FilterTally) {
@@ -526,7 +562,7 @@ impl LineOperation for FilterOp {
                     let matches = self
                         .predicates
                         .matches(&view, clean.version, &mut w.scratch);
-                    return self.keep(matches, line.content, out);
+                    return self.keep(matches, (source, &line), w.slot.as_deref(), out);
                 }
             }
         }
@@ -545,7 +581,7 @@ impl LineOperation for FilterOp {
                 let matches = self.predicates.matches(&view, version, &mut w.scratch);
                 // Counted on every valid line, kept or filtered out (the summary's rule).
                 out.summary.tally_warnings(&w.verdict.warnings);
-                self.keep(matches, line.content, out)
+                self.keep(matches, (source, &line), w.slot.as_deref(), out)
             }
             _ => {
                 let at = super::position(source, &line);

@@ -25,7 +25,10 @@ pub use filter::{
     FilterNotes, FilterOp, FilterTally, FilterWorker, Glob, LimitedLines, Predicates,
 };
 pub use fingerprint::{normalise, Fingerprint, FINGERPRINT_VERSION};
-pub use jq::{Where, WhereError, WhereVerdict};
+pub use jq::{
+    EvalSlot, EvalWatch, Running, Where, WhereError, WhereVerdict, EVAL_STACK_BYTES, MAX_DEPTH,
+    MAX_EXPR_BYTES, REFUSED,
+};
 pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use redrive::{
     InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveReport, RedriveTally, RedriveWorker,

@@ -104,6 +104,14 @@ pub trait LineOperation: Sync {
         out: &mut ChunkOutput<Self::Tally>,
     ) -> Action;
 
+    /// The stack each worker thread needs, when more than the platform's default: an
+    /// operation that recurses as deep as its input asks (`filter --where`). The thread that
+    /// calls [`run`] also applies the operation at times (to the rest of a chunk whose output
+    /// reached its budget), so it should have as much.
+    fn worker_stack_bytes(&self) -> Option<usize> {
+        None
+    }
+
     /// Adds a finished chunk's tally to the run's, on the writer's thread, in input order. It
     /// should leave `tally` empty: the chunk, and its tally's capacity, is reused.
     fn merge_tally(&self, tally: &mut Self::Tally) {
@@ -296,11 +304,13 @@ pub fn run<Op: LineOperation>(
         let mut workers = Vec::with_capacity(jobs);
         for index in 0..jobs {
             let (work_rx, done_tx, stop_rx) = (work_rx.clone(), done_tx.clone(), stop_rx.clone());
-            let spawned = thread::Builder::new()
-                .name(format!("rdq-worker-{index}"))
-                .spawn_scoped(scope, move || {
-                    work(op, names, &work_rx, &done_tx, &stop_rx, output_budget)
-                });
+            let mut builder = thread::Builder::new().name(format!("rdq-worker-{index}"));
+            if let Some(bytes) = op.worker_stack_bytes() {
+                builder = builder.stack_size(bytes);
+            }
+            let spawned = builder.spawn_scoped(scope, move || {
+                work(op, names, &work_rx, &done_tx, &stop_rx, output_budget)
+            });
             match spawned {
                 Ok(worker) => workers.push(worker),
                 // Fewer workers write the same bytes, only later: go on with those that run.
