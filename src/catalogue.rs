@@ -12,7 +12,7 @@
 //! assert_eq!(entry.example.args, ["validate"]);
 //! assert!(matches!(entry.example.line, ExampleLine::Edit { version: 1, .. }));
 //! assert_eq!(catalogue::lookup("invalid_id"), Some(ErrorCode::InvalidId));
-//! assert_eq!(catalogue::closest("INVALID_IDD"), ErrorCode::InvalidId);
+//! assert_eq!(catalogue::closest("INVALID_IDD"), Some(ErrorCode::InvalidId));
 //! ```
 
 use crate::diagnostic::ErrorCode;
@@ -125,14 +125,49 @@ pub fn lookup(name: &str) -> Option<ErrorCode> {
     ErrorCode::from_name(&name.to_ascii_uppercase())
 }
 
-/// The code whose name is closest to `name` (ignoring case), by edit distance; the first in
-/// [`ErrorCode::ALL`] order among equals.
-pub fn closest(name: &str) -> ErrorCode {
+/// The code whose name is close to `name` (ignoring case), if one is: a typo's worth away
+/// ([`near`], the first in [`ErrorCode::ALL`] order among equals), or else the one code whose
+/// name begins with `name` (three characters at least).
+///
+/// ```
+/// use rdq_envelope::{catalogue, ErrorCode};
+/// assert_eq!(catalogue::closest("malformed_jsn"), Some(ErrorCode::MalformedJson));
+/// assert_eq!(catalogue::closest("xyz"), None);
+/// assert_eq!(catalogue::closest(""), None);
+/// ```
+pub fn closest(name: &str) -> Option<ErrorCode> {
     let name = name.to_ascii_uppercase();
-    *ErrorCode::ALL
+    let names = ErrorCode::ALL.iter().map(|code| code.as_str());
+    if let Some(found) = near(&name, names) {
+        return ErrorCode::from_name(found);
+    }
+    let mut starting = ErrorCode::ALL
         .iter()
-        .min_by_key(|code| levenshtein(&name, code.as_str()))
-        .expect("there are codes")
+        .filter(|code| name.len() >= 3 && code.as_str().starts_with(&name));
+    match (starting.next(), starting.next()) {
+        (Some(code), None) => Some(*code),
+        _ => None,
+    }
+}
+
+/// The candidate nearest to `name` by edit distance, when it is near enough to be what was
+/// meant: at most a quarter of the longer name's characters differ (one typo in a short
+/// name, a few in a long one). Nothing is near an empty name. The first among equals.
+///
+/// ```
+/// use rdq_envelope::catalogue::near;
+/// let names = ["queue", "status", "attempt_count"];
+/// assert_eq!(near("staus", names), Some("status"));
+/// assert_eq!(near("atempt_cont", names), Some("attempt_count"));
+/// assert_eq!(near("priority", names), None);
+/// ```
+pub fn near<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let (distance, best) = candidates
+        .into_iter()
+        .map(|candidate| (levenshtein(name, candidate), candidate))
+        .min_by_key(|(distance, _)| *distance)?;
+    let longer = name.chars().count().max(best.chars().count());
+    (!name.is_empty() && distance * 4 <= longer).then_some(best)
 }
 
 /// The number of one-character insertions, deletions and substitutions from `a` to `b`.
@@ -649,9 +684,11 @@ mod tests {
         assert_eq!(lookup("bad_attempt"), Some(ErrorCode::BadAttempt));
         assert_eq!(lookup("Not_Dead"), Some(ErrorCode::NotDead));
         assert_eq!(lookup("BAD-ATTEMPT"), None);
-        assert_eq!(closest("BAD_ATEMPT"), ErrorCode::BadAttempt);
-        assert_eq!(closest("bad-attempt"), ErrorCode::BadAttempt);
-        assert_eq!(closest("chokaq"), ErrorCode::ChokaqLimit);
+        assert_eq!(closest("BAD_ATEMPT"), Some(ErrorCode::BadAttempt));
+        assert_eq!(closest("bad-attempt"), Some(ErrorCode::BadAttempt));
+        assert_eq!(closest("chokaq"), Some(ErrorCode::ChokaqLimit));
+        // The start of several codes names none of them.
+        assert_eq!(closest("INVALID"), None);
         assert_eq!(levenshtein("kitten", "sitting"), 3);
         assert_eq!(levenshtein("", "abc"), 3);
         assert_eq!(levenshtein("abc", "abc"), 0);

@@ -186,6 +186,21 @@ pub fn write_reject(
     json_line(out, &record)
 }
 
+/// `singular`, or its plural with an `s`, as the count `n` calls for: a count and its noun in
+/// text for people ("1 line", "2 lines", "0 lines").
+///
+/// ```
+/// use rdq_envelope::report::noun;
+/// assert_eq!(format!("{} {}", 1, noun(1, "line")), "1 line");
+/// assert_eq!(format!("{} {}", 0, noun(0, "envelope")), "0 envelopes");
+/// ```
+pub fn noun(n: u64, singular: &str) -> String {
+    match n {
+        1 => singular.to_owned(),
+        _ => format!("{singular}s"),
+    }
+}
+
 /// The renderings of the run's books: its JSON line (`--summary`) and its line for people.
 impl Summary {
     /// The summary as one JSON line.
@@ -196,8 +211,12 @@ impl Summary {
     /// The one-line human summary.
     pub fn human(&self) -> String {
         let mut s = format!(
-            "{} lines: {} valid, {} rejected, {} blank",
-            self.lines, self.valid, self.rejected, self.blank
+            "{} {}: {} valid, {} rejected, {} blank",
+            self.lines,
+            noun(self.lines, "line"),
+            self.valid,
+            self.rejected,
+            self.blank
         );
         if self.filtered_out > 0 {
             s.push_str(&format!(", {} filtered out", self.filtered_out));

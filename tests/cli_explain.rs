@@ -85,6 +85,30 @@ fn an_unknown_code_is_status_2_with_the_closest_one() {
     assert!(stderr(&out).contains("unknown code \"invalid-id\"; did you mean INVALID_ID?"));
 }
 
+/// An empty name, garbage, or the start of several codes is close to no code: no code is
+/// suggested, only the list.
+#[test]
+fn a_code_is_suggested_only_when_it_is_close() {
+    for name in ["", " ", "xyz", "zzzzzzzzzzzzzzzz", "INVALID", "hello world"] {
+        let out = run(&["explain", name], b"");
+        assert_eq!(out.status.code(), Some(2), "{name:?}");
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "rdq-envelope: unknown code {name:?}: \
+                 `rdq-envelope explain --list` lists every code\n"
+            ),
+            "{name:?}"
+        );
+    }
+    let out = run(&["explain", "chokaq"], b"");
+    assert!(
+        stderr(&out).contains("did you mean CHOKAQ_LIMIT?"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn explain_needs_a_code_or_list_and_not_both() {
     for args in [&["explain"][..], &["explain", "NOT_DEAD", "--list"]] {

@@ -255,6 +255,27 @@ fn bad_fields_and_formats_are_usage_errors_before_any_input() {
             "export",
             "--format",
             "parquet",
+            "--no-neutralize-formulas",
+            "-o",
+            "x",
+        ],
+        &[
+            "export",
+            "--format",
+            "parquet",
+            "--neutralize-formulas",
+            "-o",
+            "x",
+        ],
+        &["export", "--fields", " id"],
+        &["export", "--fields", "id, queue"],
+        &["export", "--fields", "id,"],
+        &["export", "--fields", ""],
+        &["export", "--fields", "id,,queue"],
+        &[
+            "export",
+            "--format",
+            "parquet",
             "--line-buffered",
             "-o",
             "x",
@@ -283,6 +304,29 @@ fn bad_fields_and_formats_are_usage_errors_before_any_input() {
         "{}",
         stderr(&out)
     );
+    // Each mistake is named, with what to write instead.
+    for (fields, hint) in [
+        (
+            "id, queue",
+            r#"" queue" has spaces around it: the names are separated by commas alone"#,
+        ),
+        (" id", r#"" id" has spaces around it"#),
+        (
+            "id,",
+            r#"an empty name in "id," (two commas, or a comma at an end)"#,
+        ),
+        ("", r#"an empty name in """#),
+        ("id,queue,id", "id is given twice: give each field once"),
+        ("id,staus", r#"unknown field "staus"; did you mean status?"#),
+        ("last.eror.type", "did you mean last.error.type?"),
+    ] {
+        let out = run(&["export", "--fields", fields], b"");
+        assert_eq!(out.status.code(), Some(2), "{fields:?}");
+        assert!(stderr(&out).contains(hint), "{fields:?}: {}", stderr(&out));
+    }
+    // A suggestion only when a name is close to one.
+    let out = run(&["export", "--fields", "priority"], b"");
+    assert!(!stderr(&out).contains("did you mean"), "{}", stderr(&out));
 }
 
 #[test]
@@ -341,4 +385,153 @@ fn a_run_that_fails_leaves_no_file() {
             "no temporary file left"
         );
     }
+}
+
+/// The characters a spreadsheet reads as the start of a formula (OWASP, "CSV Injection").
+const TRIGGERS: [&str; 6] = ["=", "+", "-", "@", "\t", "\r"];
+
+/// The DEAD line with its last error message and its `tenant` header set to `text` (a JSON
+/// string's content).
+fn dead_with(text: &str) -> String {
+    let mut line: Value = serde_json::from_str(DEAD.trim_end()).unwrap();
+    line["attempts"][2]["error"]["message"] = text.into();
+    line["headers"]["tenant"] = text.into();
+    line.to_string()
+}
+
+/// The rows of a CSV (`,`) or TSV (`\t`) file as Python's csv module reads them.
+fn python_rows(file: &Path, delimiter: &str) -> Vec<Vec<String>> {
+    let script = "import csv, json, sys\n\
+                  rows = list(csv.reader(open(sys.argv[1], newline='', encoding='utf-8'), \
+                  delimiter=sys.argv[2]))\n\
+                  print(json.dumps(rows))";
+    let out = Command::new("python3")
+        .args(["-c", script, path(file), delimiter])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The count the closing warning gives, or None without a warning.
+fn formula_count(stderr: &str) -> Option<u64> {
+    let at = stderr.find("export: ")? + "export: ".len();
+    stderr[at..].split(' ').next()?.parse().ok()
+}
+
+#[test]
+fn cells_that_would_start_a_formula_are_neutralised_unless_asked_not_to() {
+    let dir = common::scratch("export-formulas");
+    for trigger in TRIGGERS {
+        let value = format!("{trigger}HYPERLINK(\"http://x\",\"a,b;c\")");
+        // Two cells per line at risk (the message and the header), on two lines; a plain line
+        // between them, and a value that only holds a formula after a separator.
+        let input = [
+            dead_with(&value),
+            dead_with("plain"),
+            dead_with("a;=1+1"),
+            dead_with(&value),
+        ]
+        .join("\n")
+            + "\n";
+        let input_path = dir.join("in.jsonl");
+        std::fs::write(&input_path, &input).unwrap();
+        for (name, delimiter) in [("out.csv", ","), ("out.tsv", "\t")] {
+            let output = dir.join(name);
+            for neutralize in [true, false] {
+                let fields = "attempt_count,last.error.message,header.tenant,id";
+                let mut args = vec!["export", path(&input_path), "-o", path(&output)];
+                args.extend(["--fields", fields]);
+                if !neutralize {
+                    args.push("--no-neutralize-formulas");
+                }
+                let out = run(&args, b"");
+                let what = format!("{trigger:?} {name} neutralize={neutralize}");
+                assert_eq!(out.status.code(), Some(0), "{what}: {}", stderr(&out));
+                let err = stderr(&out);
+                assert_eq!(formula_count(&err), Some(4), "{what}: {err}");
+                let hint = match neutralize {
+                    true => {
+                        "export: 4 cells begin with = + - @ tab or CR and could run as \
+                             formulas in a spreadsheet: prefixed with ' \
+                             (--no-neutralize-formulas writes them as they are)"
+                    }
+                    false => {
+                        "export: 4 cells begin with = + - @ tab or CR and may run as \
+                              formulas in a spreadsheet; --neutralize-formulas neutralises them"
+                    }
+                };
+                assert!(err.contains(hint), "{what}: {err}");
+                let rows = python_rows(&output, delimiter);
+                assert_eq!(rows.len(), 5, "{what}: {rows:?}");
+                let want = match neutralize {
+                    true => format!("'{value}"),
+                    false => value.clone(),
+                };
+                for row in [&rows[1], &rows[4]] {
+                    // An integer is data, never prefixed; the ID cannot start a formula.
+                    assert_eq!(row[0], "3", "{what}");
+                    assert_eq!((&row[1], &row[2]), (&want, &want), "{what}");
+                }
+                assert_eq!(rows[2][1], "plain", "{what}");
+                assert_eq!(rows[3][1], "a;=1+1", "{what}");
+                // A neutralised cell, and one holding a separator, are quoted in the file.
+                let text = std::fs::read_to_string(&output).unwrap();
+                if neutralize {
+                    assert!(text.contains(&format!("\"'{trigger}HYPERLINK")), "{what}");
+                    assert!(text.contains("\"a;=1+1\""), "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_formula_count_is_the_same_for_any_job_count_and_quiet_hides_it() {
+    let dir = common::scratch("export-formulas-jobs");
+    // Over a MiB, so that the run has several chunks: the risky lines spread among them.
+    let mut input = gen(1, 9);
+    input.extend(gen(2, 10));
+    let lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+    let mut mixed = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        mixed.extend_from_slice(line);
+        mixed.push(b'\n');
+        if i % 50 == 0 {
+            mixed.extend(dead_with(TRIGGERS[i / 50 % TRIGGERS.len()]).as_bytes());
+            mixed.push(b'\n');
+        }
+    }
+    let input_path = dir.join("in.jsonl");
+    std::fs::write(&input_path, &mixed).unwrap();
+    let risky = (lines.len() as u64).div_ceil(50);
+    let mut outputs = Vec::new();
+    for jobs in ["1", "2", "3", "8"] {
+        for flag in ["--neutralize-formulas", "--no-neutralize-formulas"] {
+            let args = ["export", path(&input_path), "-j", jobs, flag];
+            let out = run(&args, b"");
+            assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+            // Default fields: the message is the one cell per risky line.
+            assert_eq!(
+                formula_count(&stderr(&out)),
+                Some(risky),
+                "-j {jobs} {flag}"
+            );
+            outputs.push((flag, out.stdout));
+        }
+    }
+    for flag in ["--neutralize-formulas", "--no-neutralize-formulas"] {
+        let bytes: Vec<&Vec<u8>> = outputs
+            .iter()
+            .filter(|o| o.0 == flag)
+            .map(|o| &o.1)
+            .collect();
+        assert!(bytes.windows(2).all(|w| w[0] == w[1]), "{flag}: same bytes");
+    }
+    let out = run(&["export", path(&input_path), "-q"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    // No cell at risk: no word of formulas.
+    let out = run(&["export"], format!("{}\n", DEAD.trim_end()).as_bytes());
+    assert!(!stderr(&out).contains("formula"), "{}", stderr(&out));
 }

@@ -377,7 +377,7 @@ fn dry_run_writes_only_its_report_and_the_summary() {
          would redrive 2 tasks\n\
          \x20 billing.invoices -> recovery  2\n\
          due from 2026-05-01T12:00:00.000Z to 2026-05-01T12:00:01.000Z\n\
-         would reject 1 lines\n\
+         would reject 1 line\n\
          \x20 NOT_DEAD  1\n"
     );
     let books: Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();

@@ -173,7 +173,40 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     let out = run(&["show", ID, "/no/such/file"], b"");
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("/no/such/file"));
+    // A file that cannot be opened says so, with no line or offset it never had.
+    assert_eq!(
+        stderr(&out),
+        "rdq-envelope: /no/such/file: cannot open: No such file or directory (os error 2)\n"
+    );
+}
+
+/// `show FILE ID`, the arguments swapped: the message says which is which and the right order.
+#[test]
+fn an_id_and_a_file_swapped_get_a_hint() {
+    let dir = common::scratch("show-swapped");
+    let file = dir.join("dlq.jsonl");
+    std::fs::write(&file, envelope(ID, b"e", "text/plain") + "\n").unwrap();
+    let file = file.to_str().unwrap();
+    let out = run(&["show", file, ID], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "rdq-envelope: {file:?} is not a canonical ULID, so no valid envelope has it; \
+             {file:?} is a file and \"{ID}\" looks like an ID: the ID comes first \
+             (rdq-envelope show {ID} {file})\n"
+        )
+    );
+    // Without an ID among the files, the order alone.
+    let out = run(&["show", file], b"");
+    assert!(
+        stderr(&out).contains(&format!("{file:?} is a file: the ID comes first")),
+        "{}",
+        stderr(&out)
+    );
+    // The right order finds it.
+    let out = run(&["show", ID, file], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 /// The envelope first, then a stream that never ends: `show` must stop reading and exit on

@@ -460,6 +460,51 @@ fn no_envelopes_at_all() {
     }
 }
 
+/// One envelope, and envelopes three hours apart: every count agrees with its noun, and a
+/// bucket width takes the article it calls for ("1 bucket of a minute", "an hour", "of 3
+/// hours"), in the report and in the closing line.
+#[test]
+fn counts_and_widths_read_as_english() {
+    let line = std::fs::read_to_string("tests/data/dlq_line.json").unwrap();
+    let line = line.trim_end();
+    let out = run(
+        &["stats", "--format", "html"],
+        format!("{line}\n").as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let html = String::from_utf8(out.stdout.clone()).unwrap();
+    assert!(
+        html.contains("</span> of 1 envelope in 1 bucket of a minute.</p>"),
+        "{html}"
+    );
+    assert!(html.contains("2024-05-01 12:00: 1 envelope<"), "tooltip");
+    assert!(!html.contains(" 1 envelopes") && !html.contains(" 1 buckets"));
+    assert!(stderr(&out).starts_with("rdq-envelope: 1 line: 1 valid"));
+    // Created 100 hours apart: buckets of an hour; 450 hours apart: of 3 hours.
+    for (hours, width) in [(100, "of an hour."), (450, "of 3 hours.")] {
+        let lines: String = [0, hours]
+            .iter()
+            .map(|h| {
+                let at = format!("2024-04-{:02}T{:02}:00:00.000Z", 1 + h / 24, h % 24);
+                line.replace(
+                    "\"created_at\":\"2024-05-01T12:00:00.000Z\"",
+                    &format!("\"created_at\":\"{at}\""),
+                ) + "\n"
+            })
+            .collect();
+        let out = run(&["stats", "-q", "--format", "html"], lines.as_bytes());
+        let html = String::from_utf8(out.stdout).unwrap();
+        let note = html
+            .lines()
+            .find(|l| l.contains("arrivals_total"))
+            .unwrap_or_default();
+        assert!(
+            note.contains("of 2 envelopes in ") && note.ends_with(&format!("{width}</p>")),
+            "{note}"
+        );
+    }
+}
+
 #[test]
 fn strings_from_the_data_cannot_inject_markup() {
     let dir = scratch("html-escape");

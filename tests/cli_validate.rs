@@ -228,6 +228,34 @@ fn compressed_inputs_are_detected_from_their_bytes() {
     }
 }
 
+/// A gzip file padded with zero bytes after its last member (a tape's or a device's blocks)
+/// is read as `gzip -d` reads it; other bytes after a member are named as trailing garbage,
+/// not as a broken or truncated header.
+#[test]
+fn gzip_zero_padding_is_accepted_and_trailing_garbage_is_named() {
+    let dir = scratch("gzip-padding");
+    let text = format!("{VALID}\n");
+    let padded = dir.join("padded.gz");
+    std::fs::write(&padded, [gzip(text.as_bytes()), vec![0; 4096]].concat()).unwrap();
+    let out = run(&["validate", padded.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1 line: 1 valid"), "{}", stderr(&out));
+    for (name, tail) in [("junk.gz", &b"junk\n"[..]), ("zeros-junk.gz", b"\0\0junk")] {
+        let path = dir.join(name);
+        std::fs::write(&path, [gzip(text.as_bytes()), tail.to_vec()].concat()).unwrap();
+        let out = run(&["validate", "-q", path.to_str().unwrap()], b"");
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(": input failed after line 1, at byte offset ")
+                && err.contains("corrupt gzip stream: trailing garbage after the last member")
+                && !err.contains("header")
+                && !err.contains("truncated"),
+            "{name}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_truncated_compressed_input_is_exit_2_and_leaves_no_output_file() {
     let dir = scratch("truncated");

@@ -230,9 +230,10 @@ impl Batch {
                 named.push_str(&format!(" and {} more", not_done.len() - 5));
             }
             return Err(Error::Refused(format!(
-                "{} of {} shards not done ({named}): rerun the same command to run them",
+                "{} of {} {} not done ({named}): rerun the same command to run them",
                 not_done.len(),
                 manifest.shards.len(),
+                crate::report::noun(manifest.shards.len() as u64, "shard"),
             )));
         }
         let mut out = crate::io::OutputFile::create(&summary_path).map_err(|e| {

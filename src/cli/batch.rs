@@ -13,6 +13,7 @@ use rdq_envelope::batch::{
     self, Batch, Command, Compress, Config, Event, Folders, Limits, Observer, State,
 };
 use rdq_envelope::pipeline::LineOperation;
+use rdq_envelope::report::noun;
 
 use super::filter::{self, FilterArgs};
 use super::migrate::{self, MigrateArgs};
@@ -240,7 +241,8 @@ impl Observer for Say<'_> {
                 "{name}: the entry does not match the shard or its outputs now: left pending"
             )),
             Event::Ran { shards, run: 0, .. } => super::say(format_args!(
-                "batch {command}: {shards} shards, every one done on the same input: nothing to run"
+                "batch {command}: {shards} {}, every one done on the same input: nothing to run",
+                noun(shards as u64, "shard")
             )),
             Event::Ran {
                 shards,
@@ -248,7 +250,8 @@ impl Observer for Say<'_> {
                 failed,
                 books,
             } => super::say(format_args!(
-                "batch {command}: {shards} shards: {run} run, {} unchanged, {failed} failed; this run: {}",
+                "batch {command}: {shards} {}: {run} run, {} unchanged, {failed} failed; this run: {}",
+                noun(shards as u64, "shard"),
                 shards - run,
                 books.human()
             )),
@@ -257,7 +260,8 @@ impl Observer for Say<'_> {
                 shards,
                 books,
             } => super::say(format_args!(
-                "batch {command}: {done} of {shards} shards done; {}",
+                "batch {command}: {done} of {shards} {} done; {}",
+                noun(shards as u64, "shard"),
                 books.human()
             )),
         }

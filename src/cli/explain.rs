@@ -34,11 +34,11 @@ pub fn run(args: ExplainArgs) -> anyhow::Result<Outcome> {
     } else {
         let name = args.code.as_deref().unwrap_or_default();
         let Some(code) = catalogue::lookup(name) else {
-            bail!(
-                "unknown code {name:?}; did you mean {}? (`rdq-envelope explain --list` lists \
-                 every code)",
-                catalogue::closest(name)
-            );
+            let list = "`rdq-envelope explain --list` lists every code";
+            match catalogue::closest(name) {
+                Some(code) => bail!("unknown code {name:?}; did you mean {code}? ({list})"),
+                None => bail!("unknown code {name:?}: {list}"),
+            }
         };
         let Some(entry) = catalogue::entry(code) else {
             bail!("{code} has no entry in the catalogue (a bug, please report it)");

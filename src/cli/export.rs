@@ -7,7 +7,7 @@ use anyhow::bail;
 use clap::{Args, ValueEnum};
 
 use rdq_envelope::io::OutputCompression;
-use rdq_envelope::ops::{ExportField, ExportFormat, ExportOp, DEFAULT_FIELDS};
+use rdq_envelope::ops::{ExportField, ExportFormat, ExportOp, DEFAULT_FIELDS, FIELD_NAMES};
 use rdq_envelope::EnvelopeRules;
 
 use super::{run, CompressArg, InputArgs, Outcome, OutputArgs};
@@ -33,6 +33,16 @@ pub struct ExportArgs {
     /// fingerprint].
     #[arg(long, value_name = "LIST", value_parser = parse_fields)]
     fields: Option<Fields>,
+
+    /// CSV and TSV: prefix with ' (and quote) every text cell that begins with = + - @ tab or
+    /// CR, so that a spreadsheet shows it as text instead of running it as a formula (the
+    /// default).
+    #[arg(long, overrides_with = "no_neutralize_formulas")]
+    neutralize_formulas: bool,
+
+    /// CSV and TSV: write such cells as they are (counted on standard error).
+    #[arg(long, overrides_with = "neutralize_formulas")]
+    no_neutralize_formulas: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -50,10 +60,35 @@ enum FormatArg {
 struct Fields(Vec<ExportField>);
 
 fn parse_fields(list: &str) -> Result<Fields, String> {
-    let fields = list
-        .split(',')
-        .map(|name| ExportField::parse(name.trim()).map_err(|e| e.to_string()))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut fields: Vec<ExportField> = Vec::new();
+    for name in list.split(',') {
+        if name.is_empty() {
+            return Err(format!(
+                "an empty name in {list:?} (two commas, or a comma at an end): \
+                 give the names separated by single commas, as in id,queue"
+            ));
+        }
+        if name.trim() != name {
+            return Err(format!(
+                "{name:?} has spaces around it: the names are separated by commas alone, \
+                 as in id,queue"
+            ));
+        }
+        let field = ExportField::parse(name).map_err(|e| {
+            let names = FIELD_NAMES.iter().copied().filter(|n| *n != "header.KEY");
+            match rdq_envelope::catalogue::near(name, names) {
+                Some(close) => format!(
+                    "unknown field {name:?}; did you mean {close}? (the fields are {})",
+                    FIELD_NAMES.join(", ")
+                ),
+                None => e.to_string(),
+            }
+        })?;
+        if fields.contains(&field) {
+            return Err(format!("{name} is given twice: give each field once"));
+        }
+        fields.push(field);
+    }
     Ok(Fields(fields))
 }
 
@@ -90,6 +125,13 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
     };
     if format == ExportFormat::Parquet {
         check_parquet(&args.output)?;
+        if args.neutralize_formulas || args.no_neutralize_formulas {
+            bail!(
+                "--neutralize-formulas and --no-neutralize-formulas are for CSV and TSV: \
+                 Parquet's columns are typed, and a spreadsheet does not read a text value \
+                 of one as a formula"
+            );
+        }
     }
     let fields = match args.fields {
         Some(Fields(fields)) => fields,
@@ -102,10 +144,38 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
     let mut op = ExportOp::new(rules, fields, format)?;
     op.write_rejects = args.output.rejects.is_some();
     op.max_line_bytes = args.input.max_line_bytes;
+    op.neutralize_formulas = !args.no_neutralize_formulas;
+    let quiet = args.output.quiet;
     run::run_then(&op, &args.input, &args.output, None, false, |_, out| {
         out.write_all(&op.finish()?)?;
+        if !quiet {
+            say_formula_cells(&op)?;
+        }
         Ok(())
     })
+}
+
+/// Says how many text cells would start a formula in a spreadsheet, and what became of them;
+/// nothing when there were none.
+fn say_formula_cells(op: &ExportOp) -> std::io::Result<()> {
+    let cells = op.formula_cells();
+    if cells == 0 {
+        return Ok(());
+    }
+    let (counted, begin) = match cells {
+        1 => ("1 cell".to_owned(), "begins"),
+        n => (format!("{n} cells"), "begin"),
+    };
+    match op.neutralize_formulas {
+        true => super::say(format_args!(
+            "export: {counted} {begin} with = + - @ tab or CR and could run as formulas in a \
+             spreadsheet: prefixed with ' (--no-neutralize-formulas writes them as they are)"
+        )),
+        false => super::say(format_args!(
+            "export: {counted} {begin} with = + - @ tab or CR and may run as formulas in a \
+             spreadsheet; --neutralize-formulas neutralises them"
+        )),
+    }
 }
 
 /// Parquet compresses its own pages and is binary: refuses what would wrap it in another

@@ -9,6 +9,7 @@ use clap::Args;
 
 use rdq_envelope::ops::{Pacing, RedriveOp, RedriveReport};
 use rdq_envelope::pipeline::Summary;
+use rdq_envelope::report::noun;
 use rdq_envelope::EnvelopeRules;
 
 use super::time::{self, envelope_form};
@@ -122,7 +123,8 @@ fn write_dry_run(
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     writeln!(out, "dry run: nothing was written")?;
-    writeln!(out, "would redrive {} tasks", summary.emitted)?;
+    let tasks = summary.emitted;
+    writeln!(out, "would redrive {tasks} {}", noun(tasks, "task"))?;
     let width = report.by_queue.keys().map(String::len).max().unwrap_or(0);
     for (queue, count) in &report.by_queue {
         match to {
@@ -134,7 +136,8 @@ fn write_dry_run(
         let (first, last) = (envelope_form(first), envelope_form(last));
         writeln!(out, "due from {first} to {last}")?;
     }
-    writeln!(out, "would reject {} lines", summary.rejected)?;
+    let lines = summary.rejected;
+    writeln!(out, "would reject {lines} {}", noun(lines, "line"))?;
     let width = summary
         .by_code
         .keys()

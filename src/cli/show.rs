@@ -39,11 +39,31 @@ pub struct ShowArgs {
     all: bool,
 }
 
+/// When the "ID" names a file, the likely mistake is the order of the arguments: says so, with
+/// the command in the right order when a "file" is an ID.
+fn swapped_hint(id: &str, files: &[std::path::PathBuf]) -> String {
+    if id == "-" || !std::path::Path::new(id).exists() {
+        return String::new();
+    }
+    let ulid = files.iter().filter_map(|f| f.to_str()).find(|f| {
+        let upper = f.to_ascii_uppercase();
+        ulid_time_ms(&upper).is_some() && !std::path::Path::new(f).exists()
+    });
+    match ulid {
+        Some(ulid) => format!(
+            "; {id:?} is a file and {ulid:?} looks like an ID: the ID comes first \
+             (rdq-envelope show {} {id})",
+            ulid.to_ascii_uppercase()
+        ),
+        None => format!("; {id:?} is a file: the ID comes first (rdq-envelope show ID {id})"),
+    }
+}
+
 pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
     if ulid_time_ms(&args.id).is_none() {
         let hint = match ulid_time_ms(&args.id.to_ascii_uppercase()) {
             Some(_) => format!(" (IDs are upper-case: {})", args.id.to_ascii_uppercase()),
-            None => String::new(),
+            None => swapped_hint(&args.id, &args.input.files),
         };
         bail!(
             "{:?} is not a canonical ULID, so no valid envelope has it{hint}",

@@ -15,6 +15,7 @@ use sha2::{Digest, Sha256};
 
 use rdq_envelope::ops::{Arrivals, Bucket, Group, StatsOverview, StatsReport, MAX_KEYS};
 use rdq_envelope::pipeline::Summary;
+use rdq_envelope::report::noun;
 
 use super::stats_table::{percent, thousands};
 
@@ -357,14 +358,14 @@ fn bar(n: u64, largest: u64) -> String {
 
 /// A breakdown of the envelopes by one grouping, as a table with bars.
 fn breakdown_section(h: &mut String, report: &StatsReport) {
-    let (title, noun) = match report.by {
-        "queue" => ("Queues", "queues"),
-        "status" => ("Status", "statuses"),
-        "handler" => ("Handlers", "handlers"),
-        "error_type" => ("Last error type", "error types"),
-        "outcome" => ("Last attempt's outcome", "outcomes"),
-        "day" => ("Days", "days"),
-        other => (other, "groups"),
+    let (title, one, noun) = match report.by {
+        "queue" => ("Queues", "queue", "queues"),
+        "status" => ("Status", "status", "statuses"),
+        "handler" => ("Handlers", "handler", "handlers"),
+        "error_type" => ("Last error type", "error type", "error types"),
+        "outcome" => ("Last attempt's outcome", "outcome", "outcomes"),
+        "day" => ("Days", "day", "days"),
+        other => (other, "group", "groups"),
     };
     let by = report.by;
     let _ = writeln!(
@@ -387,14 +388,15 @@ fn breakdown_section(h: &mut String, report: &StatsReport) {
         );
     }
     h.push_str("</table>\n");
-    rest_note(h, &report.groups, BREAKDOWN_ROWS, by, noun);
+    rest_note(h, &report.groups, BREAKDOWN_ROWS, by, [one, noun]);
     if report.groups_other > 0 {
         let _ = writeln!(
             h,
             "<p class=\"note\">Past the first {} {noun}: <span data-stat=\"groups_other\" \
-             data-by=\"{by}\">{}</span> envelopes.</p>",
+             data-by=\"{by}\">{}</span> {}.</p>",
             thousands(MAX_KEYS as u64),
-            thousands(report.groups_other)
+            thousands(report.groups_other),
+            envelopes_noun(report.groups_other)
         );
     }
     if report.groups.is_empty() {
@@ -404,20 +406,40 @@ fn breakdown_section(h: &mut String, report: &StatsReport) {
 }
 
 /// A note of the groups a list leaves out: how many, and their envelopes.
-fn rest_note(h: &mut String, groups: &[Group], shown: usize, by: &str, noun: &str) {
+/// `[one, many]` are the group's noun, singular and plural.
+fn rest_note(h: &mut String, groups: &[Group], shown: usize, by: &str, [one, many]: [&str; 2]) {
     if groups.len() <= shown {
         return;
     }
     let rest = &groups[shown..];
     let envelopes: u64 = rest.iter().map(|g| g.count).sum();
+    let (noun, hold) = match rest.len() {
+        1 => (one, "holds"),
+        _ => (many, "hold"),
+    };
     let _ = writeln!(
         h,
         "<p class=\"note\"><span data-stat=\"groups_rest\" data-by=\"{by}\">{}</span> more \
-         {noun} hold <span data-stat=\"groups_rest_envelopes\" data-by=\"{by}\">{}</span> \
-         envelopes (<code>stats --by {by}</code> lists them all).</p>",
+         {noun} {hold} <span data-stat=\"groups_rest_envelopes\" data-by=\"{by}\">{}</span> \
+         {} (<code>stats --by {by}</code> lists them all).</p>",
         thousands(rest.len() as u64),
-        thousands(envelopes)
+        thousands(envelopes),
+        envelopes_noun(envelopes)
     );
+}
+
+/// "envelope" or "envelopes", as `n` calls for.
+fn envelopes_noun(n: u64) -> String {
+    noun(n, "envelope")
+}
+
+/// A bucket width with its article, after "of": "a minute", "an hour", "3 hours".
+fn of_width(width: &str) -> String {
+    match width.as_bytes().first() {
+        Some(b'0'..=b'9') => width.to_owned(),
+        _ if width.starts_with("hour") => format!("an {width}"),
+        _ => format!("a {width}"),
+    }
 }
 
 /// A group's label for people, and its key as a `data-key` attribute (none for no key).
@@ -521,14 +543,21 @@ fn fingerprint_section(h: &mut String, report: &StatsReport, top: usize, files: 
     if report.groups.is_empty() {
         h.push_str("<p class=\"note\">No valid envelopes.</p>\n");
     }
-    rest_note(h, &report.groups, top, "fingerprint", "fingerprints");
+    rest_note(
+        h,
+        &report.groups,
+        top,
+        "fingerprint",
+        ["fingerprint", "fingerprints"],
+    );
     if report.groups_other > 0 {
         let _ = writeln!(
             h,
             "<p class=\"note\">Past the first {} fingerprints: <span data-stat=\"groups_other\" \
-             data-by=\"fingerprint\">{}</span> envelopes.</p>",
+             data-by=\"fingerprint\">{}</span> {}.</p>",
             thousands(MAX_KEYS as u64),
-            thousands(report.groups_other)
+            thousands(report.groups_other),
+            envelopes_noun(report.groups_other)
         );
     }
     h.push_str("</section>\n");
@@ -715,7 +744,13 @@ fn histogram_section(
             " data-stat=\"{stat}\" data-value=\"{}\" data-count=\"{}\"",
             b.value, b.count
         ),
-        tooltip: format!("{} {}: {} envelopes", b.value, stat, thousands(b.count)),
+        tooltip: format!(
+            "{} {}: {} {}",
+            b.value,
+            stat,
+            thousands(b.count),
+            envelopes_noun(b.count)
+        ),
     };
     let bars: Vec<Bar> = if contiguous {
         (least..=most)
@@ -741,21 +776,26 @@ fn histogram_section(
     chart.draw(h, &bars);
     if buckets.len() > HISTOGRAM_BARS {
         let rest = &buckets[HISTOGRAM_BARS..];
+        let held: u64 = rest.iter().map(|b| b.count).sum();
         let _ = writeln!(
             h,
-            "<p class=\"note\">{} more values, up to {}, hold {} envelopes.</p>",
+            "<p class=\"note\">{} more {}, up to {}, {} {} {}.</p>",
             thousands(rest.len() as u64),
+            noun(rest.len() as u64, "value"),
             thousands(rest[rest.len() - 1].value),
-            thousands(rest.iter().map(|b| b.count).sum())
+            if rest.len() == 1 { "holds" } else { "hold" },
+            thousands(held),
+            envelopes_noun(held)
         );
     }
     if other > 0 {
         let _ = writeln!(
             h,
             "<p class=\"note\">Past the first {} values: <span data-stat=\"{stat}_other\">{}</span> \
-             envelopes.</p>",
+             {}.</p>",
             thousands(MAX_KEYS as u64),
-            thousands(other)
+            thousands(other),
+            envelopes_noun(other)
         );
     }
     h.push_str("</section>\n");
@@ -799,13 +839,14 @@ fn arrivals_section(h: &mut String, arrivals: &Arrivals, envelopes: u64) {
                     b.count
                 ),
                 tooltip: format!(
-                    "{}: {} envelopes",
+                    "{}: {} {}",
                     if fine {
                         start.get(..16).unwrap_or(start).replace('T', " ")
                     } else {
                         start.get(..10).unwrap_or(start).to_owned()
                     },
-                    thousands(b.count)
+                    thousands(b.count),
+                    envelopes_noun(b.count)
                 ),
             }
         })
@@ -820,17 +861,21 @@ fn arrivals_section(h: &mut String, arrivals: &Arrivals, envelopes: u64) {
     let total: u64 = arrivals.buckets.iter().map(|b| b.count).sum();
     let _ = writeln!(
         h,
-        "<p class=\"note\"><span data-stat=\"arrivals_total\">{}</span> of {} envelopes in {} \
-         buckets of a {}.{}</p>",
+        "<p class=\"note\"><span data-stat=\"arrivals_total\">{}</span> of {} {} in {} \
+         {} of {}.{}</p>",
         thousands(total),
         thousands(envelopes),
+        envelopes_noun(envelopes),
         thousands(n as u64),
-        escape(&arrivals.width),
+        noun(n as u64, "bucket"),
+        escape(&of_width(&arrivals.width)),
         if arrivals.other > 0 {
             format!(
-                " {} envelopes past the first {} days are not drawn.",
+                " {} {} past the first {} days {} not drawn.",
                 thousands(arrivals.other),
-                thousands(MAX_KEYS as u64)
+                envelopes_noun(arrivals.other),
+                thousands(MAX_KEYS as u64),
+                if arrivals.other == 1 { "is" } else { "are" }
             )
         } else {
             String::new()

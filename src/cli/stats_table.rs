@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use rdq_envelope::ops::{Bucket, StatsReport};
+use rdq_envelope::report::noun;
 
 /// The widest bar, in columns.
 const BAR_COLUMNS: usize = 40;
@@ -157,9 +158,11 @@ pub fn write_tables(
 ) -> std::io::Result<()> {
     writeln!(
         out,
-        "{} envelopes in {} lines ({} rejected, {} blank)",
+        "{} {} in {} {} ({} rejected, {} blank)",
         thousands(report.envelopes),
+        noun(report.envelopes, "envelope"),
         thousands(report.lines),
+        noun(report.lines, "line"),
         thousands(report.rejected),
         thousands(report.blank),
     )?;
@@ -206,8 +209,9 @@ pub fn write_tables(
     if more > 0 {
         writeln!(
             out,
-            "({} more error types; --top N lists more)",
-            thousands(more)
+            "({} more error {}; --top N lists more)",
+            thousands(more),
+            noun(more, "type")
         )?;
     }
 

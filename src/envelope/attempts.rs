@@ -167,7 +167,8 @@ impl<'a> Checker<'_, '_> {
             self.bad(
                 Loc::Top("attempts"),
                 format!(
-                    "attempt numbering restarts {restarts} times but redrive_count is {redrives}"
+                    "attempt numbering restarts {restarts} {} but redrive_count is {redrives}",
+                    crate::report::noun(u64::try_from(restarts).unwrap_or(0), "time")
                 ),
             );
         }

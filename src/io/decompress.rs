@@ -3,10 +3,10 @@
 use std::cell::Cell;
 use std::error::Error;
 use std::fmt;
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 use std::rc::Rc;
 
-use flate2::read::MultiGzDecoder;
+use flate2::bufread::GzDecoder;
 
 /// How an input stream is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub fn sniff(prefix: &[u8]) -> Compression {
 }
 
 /// Wraps any reader: peeks its first bytes (without losing them), and returns a reader of the
-/// decompressed stream: [`MultiGzDecoder`] for gzip (all members), zstd's stream decoder for
+/// decompressed stream: every gzip member ([`GzipMembers`], trailing zero padding allowed), zstd's stream decoder for
 /// zstd (all concatenated frames), or the bytes as they are.
 ///
 /// A truncated or corrupt compressed stream is an [`io::Error`] from `read`, with a message that
@@ -83,7 +83,7 @@ pub fn decompressed<'a, R: Read + 'a>(mut rdr: R) -> io::Result<(Compression, Bo
     let stream: Box<dyn Read + 'a> = match compression {
         Compression::None => Box::new(source.inner),
         Compression::Gzip => Box::new(Decoding {
-            inner: MultiGzDecoder::new(source),
+            inner: GzipMembers::new(io::BufReader::new(source)),
             format: "gzip",
             read,
             decoded: 0,
@@ -96,6 +96,74 @@ pub fn decompressed<'a, R: Read + 'a>(mut rdr: R) -> io::Result<(Compression, Bo
         }),
     };
     Ok((compression, stream))
+}
+
+/// Every member of a gzip file, as `gzip -d` reads one: members back to back, then possibly
+/// zero bytes (the padding a tape or a block device adds), which end the stream as the end of
+/// the file would. Any other byte after a member is an error that says so, where
+/// `MultiGzDecoder` would read it as a broken header ("invalid gzip header").
+struct GzipMembers<R> {
+    /// The member being read; `None` once the stream has ended.
+    member: Option<GzDecoder<R>>,
+}
+
+impl<R: BufRead> GzipMembers<R> {
+    fn new(input: R) -> Self {
+        GzipMembers {
+            member: Some(GzDecoder::new(input)),
+        }
+    }
+}
+
+impl<R: BufRead> Read for GzipMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(member) = self.member.as_mut() else {
+                return Ok(0);
+            };
+            let n = member.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            let Some(mut rest) = self.member.take().map(GzDecoder::into_inner) else {
+                return Ok(0);
+            };
+            if after_member(&mut rest)? {
+                self.member = Some(GzDecoder::new(rest));
+            }
+        }
+    }
+}
+
+/// What follows a gzip member: true for another member (its magic, or anything the decoder
+/// will judge as a header), false for the end or zero padding to the end.
+fn after_member(rest: &mut impl BufRead) -> io::Result<bool> {
+    let next = rest.fill_buf()?;
+    match next.first() {
+        None => return Ok(false),
+        Some(0) => {}
+        Some(0x1F) => return Ok(true),
+        Some(_) => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "trailing garbage after the last member (a byte that begins no gzip member)",
+            ))
+        }
+    }
+    loop {
+        let zeros = rest.fill_buf()?;
+        if zeros.is_empty() {
+            return Ok(false);
+        }
+        if zeros.iter().any(|&b| b != 0) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "trailing garbage after the last member and zero bytes of padding",
+            ));
+        }
+        let len = zeros.len();
+        rest.consume(len);
+    }
 }
 
 /// The xz magic: FD '7zXZ' 00.
@@ -387,7 +455,24 @@ mod tests {
         let mut bad = gzip(TEXT);
         bad[10..].fill(0xFF);
         assert!(read_all(&bad).1.unwrap_err().to_string().contains("gzip"));
-        // Trailing garbage after a complete member or frame is not silently ignored.
+        // Zero padding after the last gzip member ends it, as `gzip -d` has it; anything else
+        // after a member or frame is not silently ignored, and the message says what it is.
+        let padded = [gzip(TEXT), vec![0; 70_000]].concat();
+        assert_eq!(read_all(&padded).1.unwrap(), TEXT);
+        let two = [gzip(b"a\n"), vec![0; 3], gzip(b"b\n")].concat();
+        let err = read_all(&two).1.unwrap_err().to_string();
+        assert!(
+            err.contains("after the last member and zero bytes of padding"),
+            "{err}"
+        );
+        let err = read_all(&[gzip(TEXT), b"junk".to_vec()].concat())
+            .1
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("corrupt gzip stream: trailing garbage after the last member"),
+            "{err}"
+        );
         assert!(read_all(&[gzip(TEXT), b"junk".to_vec()].concat())
             .1
             .is_err());

@@ -19,7 +19,7 @@ pub use arrivals::{ArrivalBucket, Arrivals, MAX_ARRIVAL_BUCKETS};
 pub use dedupe::{DedupeOp, DedupeScan, DedupeWorker, History, Written};
 pub use export::{
     ColumnType, ExportError, ExportField, ExportFormat, ExportOp, ExportTally, ExportWorker,
-    UnknownField, DEFAULT_FIELDS, FIELD_NAMES, ROW_GROUP_BYTES, ROW_GROUP_ROWS,
+    UnknownField, DEFAULT_FIELDS, FIELD_NAMES, FORMULA_TRIGGERS, ROW_GROUP_BYTES, ROW_GROUP_ROWS,
 };
 pub use filter::{
     FilterNotes, FilterOp, FilterTally, FilterWorker, Glob, LimitedLines, Predicates,

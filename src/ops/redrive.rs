@@ -391,8 +391,9 @@ impl RedriveOp {
                 ErrorCode::RedriveLimit,
                 "/redrive_count",
                 format!(
-                    "redrive_count is {redrives}: this task was redriven {redrives} times, and \
-                     --max-redrives {max} allows no more"
+                    "redrive_count is {redrives}: this task was redriven {redrives} {}, and \
+                     --max-redrives {max} allows no more",
+                    crate::report::noun(u64::try_from(redrives).unwrap_or(0), "time")
                 ),
             ));
             return None;

@@ -209,7 +209,7 @@ pub struct Outputs<'a> {
 #[non_exhaustive]
 pub enum PipelineError {
     /// A source could not be opened or read (or its compressed stream is corrupt).
-    #[error("{source_name}: {what} after line {line}, at byte offset {offset}")]
+    #[error("{source_name}: {what}{}", read_so_far(.what, *.line, *.offset))]
     Input {
         /// The source's name.
         source_name: String,
@@ -237,6 +237,16 @@ pub enum PipelineError {
         /// The panic's message.
         message: String,
     },
+}
+
+/// Where an input failed, for its message: nothing for a source that could not be opened (it
+/// has no line or offset to speak of), "before line 1" for one that failed before its first.
+fn read_so_far(what: &str, line: u64, offset: u64) -> String {
+    match (what, line) {
+        ("cannot open" | "cannot read", _) => String::new(),
+        (_, 0) => format!(" before line 1, at byte offset {offset}"),
+        _ => format!(" after line {line}, at byte offset {offset}"),
+    }
 }
 
 /// Runs `op` over every line of `sources`, in parallel, writing the outputs in input order.

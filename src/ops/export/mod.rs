@@ -14,7 +14,7 @@
 #[cfg(feature = "parquet")]
 mod parquet;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 #[cfg(feature = "parquet")]
 use std::sync::Mutex;
 
@@ -75,6 +75,15 @@ pub const DEFAULT_FIELDS: &[&str] = &[
     "last.finished_at",
     "fingerprint",
 ];
+
+/// The first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+/// Injection"): `=`, `+`, `-`, `@`, tab and carriage return.
+pub const FORMULA_TRIGGERS: &[u8] = b"=+-@\t\r";
+
+/// Whether a text cell would start a formula in a spreadsheet.
+fn starts_a_formula(text: &[u8]) -> bool {
+    text.first().is_some_and(|b| FORMULA_TRIGGERS.contains(b))
+}
 
 /// One column of an export.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -280,8 +289,15 @@ pub struct ExportOp {
     pub write_rejects: bool,
     /// The reader cap, for the `LINE_TOO_LONG` message.
     pub max_line_bytes: usize,
+    /// In CSV and TSV, prefix with `'` (and quote) every text cell that begins with a
+    /// character a spreadsheet reads as the start of a formula ([`FORMULA_TRIGGERS`]), as
+    /// OWASP's advice on CSV injection has it. On by default. Parquet's typed columns are
+    /// not affected.
+    pub neutralize_formulas: bool,
     /// The CSV header row went out (with the first chunk).
     header_written: AtomicBool,
+    /// Text cells that began with a [`FORMULA_TRIGGERS`] character, over the chunks settled.
+    formula_cells: AtomicU64,
     #[cfg(feature = "parquet")]
     parquet: Option<Mutex<parquet::ParquetSink>>,
 }
@@ -317,7 +333,9 @@ impl ExportOp {
             format,
             write_rejects: false,
             max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
+            neutralize_formulas: true,
             header_written: AtomicBool::new(false),
+            formula_cells: AtomicU64::new(0),
             #[cfg(feature = "parquet")]
             parquet,
         })
@@ -326,6 +344,13 @@ impl ExportOp {
     /// The columns, in order.
     pub fn fields(&self) -> &[ExportField] {
         &self.fields
+    }
+
+    /// How many text cells of a CSV or TSV export began with a [`FORMULA_TRIGGERS`]
+    /// character (neutralised or not, as [`ExportOp::neutralize_formulas`] says); 0 for
+    /// Parquet. The same for any number of workers. Read it after the run.
+    pub fn formula_cells(&self) -> u64 {
+        self.formula_cells.load(Ordering::Relaxed)
     }
 
     /// The CSV or TSV header row: the columns' names.
@@ -604,6 +629,10 @@ struct CsvRow {
     core: csv_core::Writer,
     /// A field was written in this row (the next needs a delimiter first).
     started: bool,
+    /// The row's first cell was written by [`CsvRow::text`] itself, not by csv-core.
+    quoted_first: bool,
+    /// csv-core wrote a field or a delimiter in this row.
+    core_wrote: bool,
 }
 
 impl CsvRow {
@@ -620,6 +649,8 @@ impl CsvRow {
         CsvRow {
             core,
             started: false,
+            quoted_first: false,
+            core_wrote: false,
         }
     }
 
@@ -628,6 +659,7 @@ impl CsvRow {
             grow(out, 4, |o| self.core.delimiter(o));
         }
         self.started = true;
+        self.core_wrote = true;
         // A quoted field is at most twice its length and the opening quote.
         grow(out, input.len() * 2 + 2, |o| {
             let (result, read, written) = self.core.field(input, o);
@@ -636,9 +668,53 @@ impl CsvRow {
         });
     }
 
+    /// Writes a cell of untrusted text; with `neutralize`, one that would start a formula is
+    /// prefixed with `'`, and it and any cell holding a field separator of either format
+    /// (`,` `;` tab) are quoted, so that a spreadsheet splitting on another separator than
+    /// ours cannot find a formula at the start of a piece. Returns whether the text would
+    /// start a formula.
+    fn text(&mut self, out: &mut Vec<u8>, text: &[u8], neutralize: bool) -> bool {
+        let formula = starts_a_formula(text);
+        if !neutralize || !(formula || text.iter().any(|b| b",;\t".contains(b))) {
+            self.field(out, text);
+            return formula;
+        }
+        if self.started {
+            grow(out, 4, |o| self.core.delimiter(o));
+            self.core_wrote = true;
+        } else {
+            self.quoted_first = true;
+        }
+        self.started = true;
+        // Quoted as csv-core quotes (RFC 4180: a quote inside doubled), always.
+        out.push(b'"');
+        if formula {
+            out.push(b'\'');
+        }
+        for piece in text.split_inclusive(|&b| b == b'"') {
+            out.extend_from_slice(piece);
+            if piece.ends_with(b"\"") {
+                out.push(b'"');
+            }
+        }
+        out.push(b'"');
+        formula
+    }
+
     fn end(&mut self, out: &mut Vec<u8>) {
-        grow(out, 8, |o| self.core.terminator(o));
+        if self.quoted_first && !self.core_wrote {
+            // A row of one cell written here: csv-core saw no byte of the row and would
+            // write `""` for an empty record before its terminator.
+            match self.core.get_terminator() {
+                csv_core::Terminator::Any(b) => out.push(b),
+                _ => out.extend_from_slice(b"\r\n"),
+            }
+        } else {
+            grow(out, 8, |o| self.core.terminator(o));
+        }
         self.started = false;
+        self.quoted_first = false;
+        self.core_wrote = false;
     }
 }
 
@@ -680,6 +756,8 @@ pub struct ExportWorker {
 pub struct ExportTally {
     columns: Vec<ColumnValues>,
     rows: usize,
+    /// CSV and TSV: the chunk's text cells that would start a formula.
+    formula_cells: u64,
 }
 
 /// One column's values for a chunk's rows.
@@ -793,12 +871,19 @@ impl LineOperation for ExportOp {
                 tally.rows += 1;
             }
             ExportFormat::Csv | ExportFormat::Tsv => {
-                let row = &mut out.primary;
+                let (row, tally) = (&mut out.primary, &mut out.tally);
+                let neutralize = self.neutralize_formulas;
                 // An integer's decimal digits, on the stack.
                 let mut digits = itoa::Buffer::new();
                 self.row(&envelope, version, &mut scratch.row, |_, cell| match cell {
                     Cell::Null => csv.field(row, b""),
-                    Cell::Text(s) | Cell::Time(s, _) => csv.field(row, s.as_bytes()),
+                    // Only text comes from outside as it is: a timestamp has the envelope's
+                    // fixed shape (a digit first), and an integer is data, even negative.
+                    Cell::Text(s) => {
+                        let formula = csv.text(row, s.as_bytes(), neutralize);
+                        tally.formula_cells += u64::from(formula);
+                    }
+                    Cell::Time(s, _) => csv.field(row, s.as_bytes()),
                     Cell::Integer(n) => csv.field(row, digits.format(n).as_bytes()),
                 });
                 csv.end(row);
@@ -816,6 +901,8 @@ impl LineOperation for ExportOp {
                     let header = self.header();
                     out.primary.splice(0..0, header);
                 }
+                let cells = std::mem::take(&mut out.tally.formula_cells);
+                self.formula_cells.fetch_add(cells, Ordering::Relaxed);
             }
             ExportFormat::Parquet => {
                 #[cfg(feature = "parquet")]
@@ -941,5 +1028,31 @@ mod tests {
         }
         row.end(&mut out);
         assert_eq!(String::from_utf8(out).unwrap(), "a,b\t\"tab\there\"\n");
+    }
+
+    /// A neutralised cell is quoted by hand, after csv-core's delimiter and before its
+    /// terminator; a row of that one cell gets no `""` of an empty record.
+    #[test]
+    fn neutralised_cells_sit_among_csv_cores() {
+        let mut row = CsvRow::new(ExportFormat::Csv);
+        let mut out = Vec::new();
+        for (text, neutralize) in [
+            ("=1", true),
+            ("a,b", false),
+            ("-\"x\"", true),
+            ("a;b", true),
+            ("@", false),
+        ] {
+            row.text(&mut out, text.as_bytes(), neutralize);
+        }
+        row.end(&mut out);
+        row.text(&mut out, b"+x", true);
+        row.end(&mut out);
+        row.field(&mut out, b"");
+        row.end(&mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "\"'=1\",\"a,b\",\"'-\"\"x\"\"\",\"a;b\",@\r\n\"'+x\"\r\n\"\"\r\n"
+        );
     }
 }

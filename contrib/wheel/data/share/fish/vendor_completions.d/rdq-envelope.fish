@@ -250,6 +250,8 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l neutralize-formulas -d 'CSV and TSV: prefix with \' (and quote) every text cell that begins with = + - @ tab or CR, so that a spreadsheet shows it as text instead of running it as a formula (the default)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l no-neutralize-formulas -d 'CSV and TSV: write such cells as they are (counted on standard error)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
