@@ -193,6 +193,65 @@ fn validate_colours_code_and_pointer_only_when_asked() {
     );
 }
 
+/// Every documented value of the colour variables, and set-but-empty, into a pipe with a
+/// cleared environment (docs/cli.md#environment): only `CLICOLOR_FORCE` set to something other
+/// than empty or `0` colours, unless `NO_COLOR` is set and not empty; `--color` wins over both.
+/// Each surface is checked: validate's diagnostics, the stats tables, clap's usage errors
+/// (standard error) and help (standard output).
+#[test]
+fn colour_variables_mean_what_their_conventions_say_at_every_value() {
+    // (variables, coloured into a pipe under --color auto)
+    let table: &[(&[(&str, &str)], bool)] = &[
+        (&[], false),
+        (&[("NO_COLOR", "1")], false),
+        (&[("NO_COLOR", "")], false),
+        (&[("NO_COLOR", "0")], false),
+        (&[("CLICOLOR", "0")], false),
+        (&[("CLICOLOR", "1")], false),
+        (&[("CLICOLOR", "")], false),
+        (&[("CLICOLOR", "junk")], false),
+        (&[("CLICOLOR_FORCE", "1")], true),
+        (&[("CLICOLOR_FORCE", "yes")], true),
+        (&[("CLICOLOR_FORCE", "0")], false),
+        (&[("CLICOLOR_FORCE", "")], false),
+        (&[("CLICOLOR_FORCE", "1"), ("CLICOLOR", "0")], true),
+        (&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")], false),
+        (&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "0")], false),
+        (&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "")], true),
+        (
+            &[("CLICOLOR_FORCE", "0"), ("TERM", "xterm-256color")],
+            false,
+        ),
+    ];
+    let surfaces: [(&[&str], fn(&Output) -> &[u8]); 4] = [
+        (&["validate", "-q", SAMPLE], |o| &o.stdout),
+        (&["stats", "-q", SAMPLE], |o| &o.stdout),
+        (&["filter", "--no-such-flag"], |o| &o.stderr),
+        (&["filter", "--help"], |o| &o.stdout),
+    ];
+    for &(vars, coloured) in table {
+        for (flag, want) in [
+            (None, coloured),
+            (Some("always"), true),
+            (Some("never"), false),
+        ] {
+            for (args, stream) in &surfaces {
+                let mut command = bin();
+                command.env_clear().envs(vars.iter().copied());
+                let mut all: Vec<&str> = flag.map_or(vec![], |f| vec!["--color", f]);
+                all.extend_from_slice(args);
+                let out = output(command, &all);
+                assert_eq!(
+                    has_ansi(stream(&out)),
+                    want,
+                    "{vars:?} {all:?}: {}",
+                    String::from_utf8_lossy(stream(&out))
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn stats_tables_are_coloured_only_when_asked() {
     let never = output(plain(), &["stats", "-q", SAMPLE]);
