@@ -104,8 +104,9 @@ mod tests {
     /// tests can only spawn into a pipe).
     #[test]
     fn auto_follows_no_color_and_clicolor() {
-        // (variables, on a terminal, into a pipe)
-        let table: &[(&[(&str, &str)], bool, bool)] = &[
+        /// Variables, then the answer on a terminal and into a pipe.
+        type Row = (&'static [(&'static str, &'static str)], bool, bool);
+        let table: &[Row] = &[
             (&[], true, false),
             (&[("NO_COLOR", "1")], false, false),
             (&[("NO_COLOR", "0")], false, false),
