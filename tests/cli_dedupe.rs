@@ -173,3 +173,53 @@ fn newest_reads_standard_input_twice_through_a_temporary_file() {
         "the second file's copies are all duplicates"
     );
 }
+
+/// `dedupe --keep newest -` keeps standard input in a file of the temporary folder: a `TMPDIR`
+/// that is missing, not a folder or not writable is an error (status 2) naming the folder; an
+/// empty one counts as unset (not as the current folder).
+#[test]
+fn an_unusable_tmpdir_is_an_error_naming_the_folder() {
+    let dir = common::scratch("dedupe-tmpdir");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let input = run(&["gen", "--count", "5", "--seed", "3"], b"").stdout;
+    let dedupe = |tmpdir: &str, cwd: &std::path::Path| {
+        let mut command = common::bin();
+        command.env("TMPDIR", tmpdir).current_dir(cwd);
+        let mut child = common::spawn_with(command, &["dedupe", "-q", "--keep", "newest", "-"]);
+        child.stdin.take().unwrap().write_all(&input).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let missing = dir.join("missing");
+    let mut unusable = vec![missing.to_str().unwrap(), file.to_str().unwrap()];
+    // Not writable even by root: sysfs refuses new files.
+    if cfg!(target_os = "linux") && std::path::Path::new("/sys/kernel").is_dir() {
+        unusable.push("/sys");
+    }
+    for tmpdir in unusable {
+        let out = dedupe(tmpdir, &dir);
+        assert_eq!(out.status.code(), Some(2), "{tmpdir}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("temporary folder {tmpdir} (TMPDIR): ")),
+            "{tmpdir}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{tmpdir}");
+    }
+    // Empty is unset: the system's folder, and nothing left in the current one.
+    let cwd = dir.join("cwd");
+    std::fs::create_dir(&cwd).unwrap();
+    for tmpdir in ["", dir.to_str().unwrap()] {
+        let out = dedupe(tmpdir, &cwd);
+        assert_eq!(out.status.code(), Some(0), "{tmpdir:?}: {}", stderr(&out));
+        assert_eq!(out.stdout, input, "{tmpdir:?}");
+        assert_eq!(std::fs::read_dir(&cwd).unwrap().count(), 0, "{tmpdir:?}");
+    }
+    // Nothing of the run is left in the folder it used.
+    let mut left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["a-file", "cwd"]);
+}

@@ -90,6 +90,38 @@ fn now_is_the_default_and_at_must_be_a_timestamp() {
     }
 }
 
+/// `--at` takes every instant an envelope can hold, in every form, up to the last millisecond
+/// of year 9999, and refuses one past either end naming the range.
+#[test]
+fn at_reaches_both_ends_of_the_envelopes_range() {
+    for (at, want) in [
+        ("9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z"),
+        ("9999-12-31T23:59:59.999+00:00", "9999-12-31T23:59:59.999Z"),
+        ("9999-12-31T23:59:59.999+01:00", "9999-12-31T22:59:59.999Z"),
+        ("9999-12-31", "9999-12-31T00:00:00.000Z"),
+        ("0000-01-01", "0000-01-01T00:00:00.000Z"),
+        ("0000-01-01T01:30:00+01:00", "0000-01-01T00:30:00.000Z"),
+    ] {
+        let out = run(&["redrive", "-q", "--at", at], dead().as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{at}: {}", stderr(&out));
+        let line: Value = serde_json::from_str(stdout(&out).trim_end()).unwrap();
+        assert_eq!(line["next_attempt_at"], want, "{at}");
+    }
+    for at in [
+        "9999-12-31T23:59:59.999-01:00",
+        "0000-01-01T00:30:00+01:00",
+        "9999-12-31T23:59:59.9999Z",
+    ] {
+        let out = run(&["redrive", "--at", at], dead().as_bytes());
+        assert_eq!(out.status.code(), Some(2), "{at}");
+        assert!(
+            stderr(&out).contains("0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z"),
+            "{at}: {}",
+            stderr(&out)
+        );
+    }
+}
+
 #[test]
 fn at_takes_a_date_rfc_3339_and_a_duration_before_now() {
     for (at, want) in [

@@ -72,8 +72,10 @@ impl InputArgs {
     /// Refuses a combination in which a flag would do nothing: a queue's limit given twice
     /// (only the last would count).
     pub fn check(&self) -> anyhow::Result<()> {
-        for (i, (queue, _)) in self.queue_limit.iter().enumerate() {
-            if self.queue_limit[..i].iter().any(|(q, _)| q == queue) {
+        // A set, not a scan of the flags before each: linear in the number of flags.
+        let mut seen = std::collections::HashSet::new();
+        for (queue, _) in &self.queue_limit {
+            if !seen.insert(queue) {
                 anyhow::bail!("--queue-limit {queue}=...: given twice for the same queue");
             }
         }
@@ -209,8 +211,8 @@ fn parse_queue_limit(s: &str) -> Result<(String, u64), String> {
     let (queue, n) = s
         .split_once('=')
         .ok_or_else(|| format!("expected QUEUE=N, found {s:?}"))?;
-    if queue.is_empty() {
-        return Err("the queue name is empty".into());
+    if let Some(problem) = queue_limits::queue_name_problem(queue) {
+        return Err(problem);
     }
     let n = n
         .parse()

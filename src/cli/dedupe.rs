@@ -82,8 +82,10 @@ fn spill_stdin(input: &mut InputArgs) -> anyhow::Result<Option<SpillFile>> {
     }
     let mut spill =
         SpillFile::create().context("cannot create a temporary file for standard input")?;
-    std::io::copy(&mut std::io::stdin().lock(), spill.file())
-        .context("cannot copy standard input to a temporary file")?;
+    std::io::copy(&mut std::io::stdin().lock(), spill.file()).with_context(|| {
+        let path = spill.path().display();
+        format!("cannot copy standard input to the temporary file {path} (TMPDIR)")
+    })?;
     if input.files.is_empty() {
         input.files.push(spill.path().to_path_buf());
     }

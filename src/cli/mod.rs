@@ -196,13 +196,14 @@ pub fn main() -> ExitCode {
     let command = Cli::command()
         .version(version::short())
         .long_version(version::long());
+    let color = colour::ColorArg::from_raw_args(std::env::args_os());
     let matches = match command.try_get_matches() {
         Ok(matches) => matches,
-        Err(e) => return usage(&e),
+        Err(e) => return usage(&e, color),
     };
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
-        Err(e) => return usage(&e),
+        Err(e) => return usage(&e, color),
     };
     if let Err(e) = globals_do_something(&matches) {
         let _ = say(format_args!("{e}"));
@@ -316,9 +317,26 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 /// Help, the version, or a usage error: clap's own text, and its status (0 or 2), unless the
 /// text could not be written: a full or failing standard output is status 2 (a closed one is
-/// still quiet).
-fn usage(e: &clap::Error) -> ExitCode {
-    match e.print() {
+/// still quiet). Coloured as `--color` (`color`, when given) and the environment say, as our
+/// own text is: clap's `print` would read `CLICOLOR_FORCE=0` as forcing colour.
+fn usage(e: &clap::Error, color: Option<colour::ColorArg>) -> ExitCode {
+    use std::io::Write;
+    let text = e.render();
+    let to_stderr = e.use_stderr();
+    let text = match colour::ColorArg::colour_stream(color, to_stderr) {
+        true => text.ansi().to_string(),
+        false => text.to_string(),
+    };
+    let written = match to_stderr {
+        true => std::io::stderr().lock().write_all(text.as_bytes()),
+        false => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(text.as_bytes())
+                .and_then(|()| stdout.flush())
+        }
+    };
+    match written {
         Err(io) if io.kind() != std::io::ErrorKind::BrokenPipe => {
             let _ = say(format_args!("<stdout>: write failed: {io}"));
             ExitCode::from(2)

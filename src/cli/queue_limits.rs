@@ -5,8 +5,11 @@
 //! (status 2) before any input is opened; the message names the file, the line and the
 //! problem.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::io::Read;
+
+use rdq_envelope::envelope::formats::is_name;
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
@@ -105,12 +108,12 @@ impl<'de> Visitor<'de> for LimitsVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Limits, A::Error> {
         let mut limits: Vec<(String, u64)> = Vec::new();
-        while let Some(queue) = map.next_key::<String>()? {
+        // A set beside the list: a deployment's file may name hundreds of thousands of queues,
+        // and a scan of the list per queue was quadratic (200,000 queues took half a minute).
+        let mut seen = HashSet::new();
+        while let Some(QueueName(queue)) = map.next_key()? {
             let Limit(bytes) = map.next_value()?;
-            if queue.is_empty() {
-                return Err(de::Error::custom("the queue name is empty"));
-            }
-            if limits.iter().any(|(q, _)| *q == queue) {
+            if !seen.insert(queue.clone()) {
                 return Err(de::Error::custom(format!(
                     "{queue:?}: given twice (only one limit could count)"
                 )));
@@ -118,6 +121,37 @@ impl<'de> Visitor<'de> for LimitsVisitor {
             limits.push((queue, bytes));
         }
         Ok(Limits(limits))
+    }
+}
+
+/// Why `queue` is no name an envelope's `queue` can hold (1 to 240 of `[a-z0-9._-]`), if it is
+/// not: a limit for it would never apply. The same words for `--queue-limit` and the file.
+pub fn queue_name_problem(queue: &str) -> Option<String> {
+    if is_name(queue) {
+        return None;
+    }
+    let name_char = |c: char| matches!(c, 'a'..='z' | '0'..='9' | '.' | '_' | '-');
+    let why = if queue.is_empty() {
+        "the queue name is empty".to_owned()
+    } else if let Some(bad) = queue.chars().find(|&c| !name_char(c)) {
+        format!("{queue:?}: {bad:?} is not in a queue name (a-z, 0-9, '.', '_', '-')")
+    } else {
+        format!("{queue:?}: over 240 bytes, longer than any queue name")
+    };
+    Some(format!("{why}, so no envelope is in that queue"))
+}
+
+/// A key of the file: a queue name an envelope can hold, refused as the key is read (so that
+/// TOML's error points at the key's line).
+struct QueueName(String);
+
+impl<'de> Deserialize<'de> for QueueName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let queue = String::deserialize(deserializer)?;
+        match queue_name_problem(&queue) {
+            Some(problem) => Err(de::Error::custom(problem)),
+            None => Ok(QueueName(queue)),
+        }
     }
 }
 

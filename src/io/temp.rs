@@ -221,14 +221,20 @@ pub struct SpillFile {
 }
 
 impl SpillFile {
-    /// Creates an empty one, readable and writable by this user only.
+    /// Creates an empty one in the temporary folder ([`temporary_folder`]), readable and
+    /// writable by this user only. The error names the folder: a `TMPDIR` that is missing, not
+    /// a folder or not writable is then plain to see.
     pub fn create() -> io::Result<Self> {
-        let path = fresh_name(&std::env::temp_dir());
+        let folder = temporary_folder();
+        let path = fresh_name(&folder);
         let mut options = fs::OpenOptions::new();
         options.read(true).write(true).create_new(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let file = options.open(&path)?;
+        let file = options.open(&path).map_err(|e| {
+            let folder = folder.display();
+            io::Error::new(e.kind(), format!("temporary folder {folder} (TMPDIR): {e}"))
+        })?;
         register(&path);
         Ok(SpillFile { path, file })
     }
@@ -241,6 +247,16 @@ impl SpillFile {
     /// The open file, to write.
     pub fn file(&mut self) -> &mut fs::File {
         &mut self.file
+    }
+}
+
+/// The folder for temporary files: `TMPDIR` when set and not empty (POSIX: an empty one is
+/// unset; `std::env::temp_dir` would take it for the current folder), else the system's.
+pub fn temporary_folder() -> PathBuf {
+    match std::env::var_os("TMPDIR").filter(|folder| !folder.is_empty()) {
+        Some(folder) => PathBuf::from(folder),
+        None if cfg!(unix) => PathBuf::from("/tmp"),
+        None => std::env::temp_dir(),
     }
 }
 
