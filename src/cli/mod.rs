@@ -187,6 +187,19 @@ pub fn say(message: std::fmt::Arguments<'_>) -> std::io::Result<()> {
         .map_err(|e| std::io::Error::other(format!("<stderr>: write failed: {e}")))
 }
 
+/// Refuses an output file (given with `flag`; standard output without one) that is the file
+/// standard error is open on: its rename would take the messages' file away (`gen -o f 2>f`).
+pub fn check_against_stderr(flag: &str, output: Option<&std::path::Path>) -> anyhow::Result<()> {
+    use rdq_envelope::io::{check_aliases, Named, Stream};
+    let primary = match output {
+        Some(path) => Named::path(flag, path, true),
+        None => Named::new("the primary output", Stream::Stdout),
+    };
+    let messages = Named::new("the run's messages", Stream::Stderr);
+    check_aliases(&[], &[primary, messages])?;
+    Ok(())
+}
+
 /// Runs the command line and maps the outcome to the exit status.
 pub fn main() -> ExitCode {
     signals::install();
