@@ -82,7 +82,8 @@ enum Command {
     ///
     /// --keep newest (the default) keeps the copy with the most history (greatest
     /// redrive_count, then most attempts, then latest last finished_at, then the later line)
-    /// and reads the input twice (standard input is kept in a temporary file); --keep first
+    /// and reads the input twice (standard input, a pipe or a FIFO is kept in a temporary
+    /// file; a file that changes between the reads is an error); --keep first
     /// keeps the first copy and streams. Dropped copies are filtered out in the summary and
     /// written to --dropped. Exit status: 0 when no line was rejected, 1 when some line was,
     /// 2 when the run could not complete.
