@@ -460,3 +460,5 @@ mod meanings;
 mod memory;
 #[path = "hostile/outputs.rs"]
 mod outputs;
+#[path = "hostile/standard_streams.rs"]
+mod standard_streams;

@@ -30,7 +30,7 @@ impl Batch {
         if let State::Done { .. } = current.state {
             return Ok(current);
         }
-        let written = self.run_shard(op, i, current.size, self.folders.jobs);
+        let written = self.run_shard(op, i, &current, self.folders.jobs);
         let entry = self.settle(i, current, written);
         observer.event(Event::ShardEnded(&entry))?;
         Ok(entry)

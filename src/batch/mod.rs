@@ -207,6 +207,16 @@ impl Batch {
         &self.shards
     }
 
+    /// Every file a run may write in the output folder: the shards' outputs, the manifest and
+    /// the summary.
+    pub fn output_paths(&self) -> Vec<PathBuf> {
+        let names = self.outputs.iter().flat_map(|o| o.names());
+        names
+            .chain([MANIFEST, SUMMARY])
+            .map(|name| self.out(name))
+            .collect()
+    }
+
     fn out(&self, name: &str) -> PathBuf {
         self.folders.output.join(name)
     }

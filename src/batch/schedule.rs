@@ -3,8 +3,10 @@
 //! wrote, says how it went and records it in the manifest, no more often than a tenth of the
 //! time allows ([`Recorder`]).
 
-use std::fs::{self, File};
+use std::fs::File;
+use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
@@ -58,7 +60,7 @@ impl Batch {
                 }
                 let spawned = builder.spawn_scoped(scope, move || {
                     while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        let written = self.run_shard(op, i, pending[i].size, jobs);
+                        let written = self.run_shard(op, i, &pending[i], jobs);
                         if commit_tx.send((i, written)).is_err() {
                             break;
                         }
@@ -155,7 +157,7 @@ impl Batch {
         &self,
         op: &Op,
         i: usize,
-        hashed_size: u64,
+        planned: &Entry,
         jobs: usize,
     ) -> Result<Written> {
         let (shard, names) = (&self.shards[i], &self.outputs[i]);
@@ -175,12 +177,22 @@ impl Batch {
         let mut lines = open(&names.lines, self.config.compress)?;
         let mut rejects = open(&names.rejects, self.config.compress)?;
         let mut summary_file = open(&names.summary, Some(Compress::None))?;
-        let reader = File::open(&shard.path)
+        crate::io::between_reads(&shard.path);
+        let file = File::open(&shard.path)
+            .map_err(|e| Error::at(format!("{}: cannot open", shard.name), e))?;
+        // The bytes read are hashed as they are read: the manifest must never record the
+        // hash of other bytes than the ones the outputs were made from.
+        let read = Arc::new(Mutex::new((blake3::Hasher::new(), 0u64)));
+        let rest = file
+            .try_clone()
             .map_err(|e| Error::at(format!("{}: cannot open", shard.name), e))?;
         // Named by its file name, not its path: the records are the same from any folder.
         let source = Source::Reader {
             name: shard.name.clone(),
-            reader: Box::new(reader),
+            reader: Box::new(Hashing {
+                inner: file,
+                read: Arc::clone(&read),
+            }),
         };
         let options = PipelineOptions {
             jobs,
@@ -202,20 +214,44 @@ impl Batch {
         summary.seconds = started.elapsed().as_secs_f64();
         debug_assert!(summary.balances());
         summary.write_json(&mut summary_file)?;
-        // The bytes run must be the bytes hashed: a shard rewritten meanwhile is not done.
-        let now = fs::metadata(&shard.path)
-            .map_err(|e| Error::at(format!("{}: cannot read", shard.name), e))?
-            .len();
-        if now != hashed_size {
+        // The bytes run must be the bytes hashed: a shard rewritten meanwhile is not done. What
+        // the reader left unread (past a compressed stream's end) is hashed from where it
+        // stopped: the clone shares the file's position.
+        let mut hashing = Hashing {
+            inner: rest,
+            read: Arc::clone(&read),
+        };
+        io::copy(&mut hashing, &mut io::sink())
+            .map_err(|e| Error::at(format!("{}: cannot read", shard.name), e))?;
+        let (hasher, size) = &*read.lock().unwrap_or_else(|e| e.into_inner());
+        let blake3 = hasher.finalize().to_hex();
+        if (*size, blake3.as_str()) != (planned.size, planned.blake3.as_str()) {
             return Err(Error::Refused(format!(
-                "{}: changed while it was read ({hashed_size} bytes hashed, {now} now)",
-                shard.name
+                "{}: changed between its hashing and its reading ({} bytes hashed, {size} \
+                 read, another BLAKE3): not done, run again",
+                shard.name, planned.size
             )));
         }
         Ok(Written {
             summary,
             files: [lines, rejects, summary_file],
         })
+    }
+}
+
+/// A shard's reader that hashes what it reads (BLAKE3 and the byte count).
+struct Hashing {
+    inner: File,
+    read: Arc<Mutex<(blake3::Hasher, u64)>>,
+}
+
+impl Read for Hashing {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+        read.0.update(&buf[..n]);
+        read.1 += n as u64;
+        Ok(n)
     }
 }
 

@@ -12,6 +12,7 @@ use clap::{Args, Subcommand};
 use rdq_envelope::batch::{
     self, Batch, Command, Compress, Config, Event, Folders, Limits, Observer, State,
 };
+use rdq_envelope::io::{check_aliases, Named, Stream};
 use rdq_envelope::pipeline::LineOperation;
 use rdq_envelope::report::noun;
 
@@ -164,6 +165,7 @@ fn dispatch<Op: LineOperation>(
         }
         return Ok(Outcome::Clean);
     }
+    check_standard_streams(&batch, args.assemble.as_deref())?;
     if let Some(name) = &args.only {
         let entry = batch.run_only(op, name, &mut say).map_err(lib)?;
         let mut out = io::stdout().lock();
@@ -185,6 +187,24 @@ fn dispatch<Op: LineOperation>(
     }
     .map_err(lib)?;
     Ok(run::outcome(&batch.finish(&manifest).map_err(lib)?))
+}
+
+/// Refuses standard output or error on a file the batch reads or writes (`2>out/manifest.json`):
+/// an output renamed into place would take the messages' file away, and a shard that grows
+/// with them while it is read would fail.
+fn check_standard_streams(batch: &Batch, assemble: Option<&Path>) -> anyhow::Result<()> {
+    let shards = batch
+        .shards()
+        .iter()
+        .map(|s| Named::path("shard", &s.path, false));
+    let entries = assemble.map(|path| Named::path("--assemble", path, false));
+    let inputs: Vec<Named> = shards.chain(entries).collect();
+    let files = batch.output_paths().into_iter();
+    let mut outputs: Vec<Named> = files.map(|p| Named::path("--out", &p, true)).collect();
+    outputs.push(Named::new("the batch's records", Stream::Stdout));
+    outputs.push(Named::new("the batch's messages", Stream::Stderr));
+    check_aliases(&inputs, &outputs)?;
+    Ok(())
 }
 
 /// The library's error for the command line: an input or output error as itself (so that a

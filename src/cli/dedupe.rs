@@ -2,10 +2,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 
-use rdq_envelope::io::SpillFile;
+use rdq_envelope::io::Rereadable;
 use rdq_envelope::ops::{DedupeOp, DedupeScan};
 use rdq_envelope::pipeline::{self, Outputs, PipelineOptions};
 use rdq_envelope::EnvelopeRules;
@@ -37,15 +36,18 @@ enum Keep {
     First,
 }
 
-pub fn run(mut args: DedupeArgs) -> anyhow::Result<Outcome> {
+pub fn run(args: DedupeArgs) -> anyhow::Result<Outcome> {
     let options = args.input.rule_options();
     let rules = || EnvelopeRules::new(options.clone());
     match args.keep {
         Keep::First => write(DedupeOp::keep_first(rules()?), &args),
         Keep::Newest => {
-            // Standard input is read twice, so it is kept in a file the first time (removed at
-            // the end, or by the signal handler).
-            let spill = spill_stdin(&mut args.input)?;
+            // The input is read twice: what cannot be (standard input, a pipe, a FIFO, a
+            // device) is kept in a temporary file the first time, removed at the end or by the
+            // signal handler; a regular file that changes between the reads is refused.
+            let dropped = args.dropped.as_deref().map(|p| ("--dropped", p));
+            run::check_usage(&args.input, &args.output, dropped)?;
+            let inputs = Rereadable::new(sources(&args.input.files))?;
             let scan = DedupeScan::new(rules()?, args.input.max_line_bytes);
             let mut options = PipelineOptions::default();
             options.jobs = args.input.jobs()?;
@@ -56,41 +58,35 @@ pub fn run(mut args: DedupeArgs) -> anyhow::Result<Outcome> {
                 rejects: None,
                 messages: None,
             };
-            pipeline::run(sources(&args.input.files), &scan, options, none, None)?;
-            let op = DedupeOp::keep_chosen(rules()?, scan.kept());
-            let done = write(op, &args);
-            drop(spill);
-            done
+            pipeline::run(inputs.sources()?, &scan, options, none, None)?;
+            for path in inputs.regular_files() {
+                rdq_envelope::io::between_reads(path);
+            }
+            let mut op = DedupeOp::keep_chosen(rules()?, scan.kept());
+            configure(&mut op, &args);
+            // Checked before any output is committed: the choice of the first read does
+            // not hold for another file.
+            run::run_sources_then(
+                &op,
+                inputs.sources()?,
+                &args.input,
+                &args.output,
+                dropped,
+                |_, _| Ok(inputs.check_unchanged()?),
+            )
         }
     }
 }
 
-/// The second pass (or the only one): kept copies out, dropped ones to `--dropped`.
+/// The only pass of `--keep first`: kept copies out, dropped ones to `--dropped`.
 fn write(mut op: DedupeOp, args: &DedupeArgs) -> anyhow::Result<Outcome> {
-    op.write_dropped = args.dropped.is_some();
-    op.write_rejects = args.output.rejects.is_some();
-    op.max_line_bytes = args.input.max_line_bytes;
+    configure(&mut op, args);
     let dropped = args.dropped.as_deref().map(|p| ("--dropped", p));
     run::run(&op, &args.input, &args.output, dropped, false)
 }
 
-/// Copies standard input, when it is among the inputs, to a temporary file that replaces it.
-fn spill_stdin(input: &mut InputArgs) -> anyhow::Result<Option<SpillFile>> {
-    let is_stdin = |p: &PathBuf| p.as_os_str() == "-";
-    if !input.files.is_empty() && !input.files.iter().any(is_stdin) {
-        return Ok(None);
-    }
-    let mut spill =
-        SpillFile::create().context("cannot create a temporary file for standard input")?;
-    std::io::copy(&mut std::io::stdin().lock(), spill.file()).with_context(|| {
-        let path = spill.path().display();
-        format!("cannot copy standard input to the temporary file {path} (TMPDIR)")
-    })?;
-    if input.files.is_empty() {
-        input.files.push(spill.path().to_path_buf());
-    }
-    for path in input.files.iter_mut().filter(|p| is_stdin(p)) {
-        *path = spill.path().to_path_buf();
-    }
-    Ok(Some(spill))
+fn configure(op: &mut DedupeOp, args: &DedupeArgs) {
+    op.write_dropped = args.dropped.is_some();
+    op.write_rejects = args.output.rejects.is_some();
+    op.max_line_bytes = args.input.max_line_bytes;
 }

@@ -47,6 +47,7 @@ pub fn man(args: ManArgs) -> anyhow::Result<Outcome> {
             let mut pages = Vec::new();
             for page in pages_of(command) {
                 let path = dir.join(page.get_filename());
+                super::check_against_stderr("--dir", Some(&path))?;
                 let mut out = OutputFile::create(&path)
                     .with_context(|| format!("{}: cannot create output", path.display()))?;
                 page.render(&mut out)?;

@@ -83,7 +83,8 @@ enum Command {
     ///
     /// --keep newest (the default) keeps the copy with the most history (greatest
     /// redrive_count, then most attempts, then latest last finished_at, then the later line)
-    /// and reads the input twice (standard input is kept in a temporary file); --keep first
+    /// and reads the input twice (standard input, a pipe or a FIFO is kept in a temporary
+    /// file; a file that changes between the reads is an error); --keep first
     /// keeps the first copy and streams. Dropped copies are filtered out in the summary and
     /// written to --dropped. Exit status: 0 when no line was rejected, 1 when some line was,
     /// 2 when the run could not complete.
@@ -186,6 +187,19 @@ pub fn say(message: std::fmt::Arguments<'_>) -> std::io::Result<()> {
     writeln!(stderr, "rdq-envelope: {message}")
         .and_then(|()| stderr.flush())
         .map_err(|e| std::io::Error::other(format!("<stderr>: write failed: {e}")))
+}
+
+/// Refuses an output file (given with `flag`; standard output without one) that is the file
+/// standard error is open on: its rename would take the messages' file away (`gen -o f 2>f`).
+pub fn check_against_stderr(flag: &str, output: Option<&std::path::Path>) -> anyhow::Result<()> {
+    use rdq_envelope::io::{check_aliases, Named, Stream};
+    let primary = match output {
+        Some(path) => Named::path(flag, path, true),
+        None => Named::new("the primary output", Stream::Stdout),
+    };
+    let messages = Named::new("the run's messages", Stream::Stderr);
+    check_aliases(&[], &[primary, messages])?;
+    Ok(())
 }
 
 /// Runs the command line and maps the outcome to the exit status.

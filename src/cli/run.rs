@@ -57,7 +57,29 @@ pub fn run_then<Op: LineOperation>(
         primary_lines: None,
         settle: |_: &mut Summary| Notes::default(),
     };
-    run_full(op, input, output, secondary, messages, settled, epilogue)
+    let sources = sources(&input.files);
+    run_full(
+        op, sources, input, output, secondary, messages, settled, epilogue,
+    )
+}
+
+/// Like [`run_then`], reading `sources` (the inputs as `input.files` names them, read from
+/// elsewhere: `dedupe`'s spilled streams) rather than opening `input.files`.
+pub fn run_sources_then<Op: LineOperation>(
+    op: &Op,
+    sources: Vec<Source>,
+    input: &InputArgs,
+    output: &OutputArgs,
+    secondary: Secondary<'_>,
+    epilogue: impl FnOnce(&Summary, &mut dyn Write) -> anyhow::Result<()>,
+) -> anyhow::Result<Outcome> {
+    let settled = Settled {
+        primary_lines: None,
+        settle: |_: &mut Summary| Notes::default(),
+    };
+    run_full(
+        op, sources, input, output, secondary, false, settled, epilogue,
+    )
 }
 
 /// What a command adds to the books once its run is over (`filter`'s `--limit` and
@@ -90,11 +112,22 @@ pub fn run_settled<Op: LineOperation>(
         primary_lines,
         settle,
     };
-    run_full(op, input, output, None, false, settled, epilogue)
+    run_full(
+        op,
+        sources(&input.files),
+        input,
+        output,
+        None,
+        false,
+        settled,
+        epilogue,
+    )
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_full<Op: LineOperation>(
     op: &Op,
+    sources: Vec<Source>,
     input: &InputArgs,
     output: &OutputArgs,
     secondary: Secondary<'_>,
@@ -103,26 +136,8 @@ fn run_full<Op: LineOperation>(
     epilogue: impl FnOnce(&Summary, &mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<Outcome> {
     let started = Instant::now();
-    input.check()?;
-    output.check()?;
+    check_usage(input, output, secondary)?;
     let jobs = input.jobs()?;
-    let mut outputs = vec![match &output.output {
-        Some(path) => Named::path("-o", path, true),
-        None => Named::new("the primary output", Stream::Stdout),
-    }];
-    let named = [
-        secondary,
-        output.rejects.as_deref().map(|p| ("--rejects", p)),
-        output.summary.as_deref().map(|p| ("--summary", p)),
-    ];
-    outputs.extend(
-        named
-            .into_iter()
-            .flatten()
-            .map(|(f, p)| Named::path(f, p, true)),
-    );
-    outputs.push(Named::new("the run's messages", Stream::Stderr));
-    check_aliases(&input_streams(&input.files), &outputs)?;
     // Open every output before reading: an unwritable path fails before any work is done.
     let primary_compression = match (output.compress, &output.output) {
         (Some(kind), _) => compression(kind, jobs),
@@ -172,12 +187,12 @@ fn run_full<Op: LineOperation>(
                 op,
                 marker: marker.into_encoded_bytes(),
             };
-            execute(&op, sources(&input.files), run, &mut files, settled)
+            execute(&op, sources, run, &mut files, settled)
         }
-        None => execute(op, sources(&input.files), run, &mut files, settled),
+        None => execute(op, sources, run, &mut files, settled),
     };
     #[cfg(not(debug_assertions))]
-    let result = execute(op, sources(&input.files), run, &mut files, settled);
+    let result = execute(op, sources, run, &mut files, settled);
     if let Some(bar) = bar {
         bar.finish();
     }
@@ -192,6 +207,35 @@ fn run_full<Op: LineOperation>(
         false => super::say(format_args!("{}{}", summary.human(), notes.human)),
     })?;
     Ok(outcome(&summary))
+}
+
+/// The checks made before any input is read or output created: flags that do nothing
+/// together, and outputs that are an input, another output or standard error.
+pub fn check_usage(
+    input: &InputArgs,
+    output: &OutputArgs,
+    secondary: Secondary<'_>,
+) -> anyhow::Result<()> {
+    input.check()?;
+    output.check()?;
+    let mut outputs = vec![match &output.output {
+        Some(path) => Named::path("-o", path, true),
+        None => Named::new("the primary output", Stream::Stdout),
+    }];
+    let named = [
+        secondary,
+        output.rejects.as_deref().map(|p| ("--rejects", p)),
+        output.summary.as_deref().map(|p| ("--summary", p)),
+    ];
+    outputs.extend(
+        named
+            .into_iter()
+            .flatten()
+            .map(|(f, p)| Named::path(f, p, true)),
+    );
+    outputs.push(Named::new("the run's messages", Stream::Stderr));
+    check_aliases(&input_streams(&input.files), &outputs)?;
+    Ok(())
 }
 
 /// `--compress KIND` for an output written on `jobs` threads.

@@ -30,6 +30,7 @@ pub fn run(args: SchemaArgs) -> anyhow::Result<Outcome> {
             supported_versions()
         );
     };
+    super::check_against_stderr("-o", args.output.as_deref())?;
     let mut out = match &args.output {
         Some(path) => OutputFile::create(path)
             .with_context(|| format!("{}: cannot create output", path.display()))?,

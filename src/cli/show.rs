@@ -77,7 +77,10 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
         (false, false) => ShowPayload::No,
     };
     args.input.check()?;
-    let stdout_named = [Named::new("the envelope", Stream::Stdout)];
+    let stdout_named = [
+        Named::new("the envelope", Stream::Stdout),
+        Named::new("the run's messages", Stream::Stderr),
+    ];
     check_aliases(&run::input_streams(&args.input.files), &stdout_named)?;
     // A terminal would act on the control characters of a payload (or an envelope): they are
     // made visible there, and pass as they are into a pipe or a file.

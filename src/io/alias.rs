@@ -6,7 +6,14 @@
 //! Files are compared by device and inode, never by name, so `./x`, a symbolic link and a hard
 //! link are all caught. Only regular files (and outputs that do not exist yet) are compared:
 //! devices such as `/dev/null` may be named any number of times.
+//!
+//! Standard error is an output like the others: a file that it is open on, named as another
+//! output (`--summary err.txt 2>err.txt`), would be replaced by that output's rename, and the
+//! run's messages lost with the old file. The standard streams among themselves are not
+//! refused: standard output and error on one file (`>log 2>&1`) is ordinary, and an output
+//! named `/dev/stdout` or `/dev/stderr` is written through the stream itself, in order.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::fs;
 use std::io;
@@ -21,7 +28,8 @@ pub enum Stream {
     Stdin,
     /// Standard output.
     Stdout,
-    /// Standard error (compared with the inputs only: `>log 2>&1` is ordinary).
+    /// Standard error (compared with the inputs and the outputs, not with standard output:
+    /// `>log 2>&1` is ordinary).
     Stderr,
 }
 
@@ -53,12 +61,14 @@ impl Named {
         Named::new(role, stream)
     }
 
-    /// Standard output, by name or as itself.
-    fn is_stdout(&self) -> bool {
+    /// Whether this is standard output or error, as itself or by a name (`/dev/stdout`,
+    /// `/proc/self/fd/2`): written through the stream itself, so never clashing with another
+    /// standard stream.
+    fn is_standard(&self) -> bool {
         match &self.stream {
-            Stream::Stdout => true,
-            Stream::Path(p) => super::output::names_stdout(p),
-            _ => false,
+            Stream::Stdout | Stream::Stderr => true,
+            Stream::Path(p) => super::output::names_standard(p).is_some(),
+            Stream::Stdin => false,
         }
     }
 
@@ -97,7 +107,7 @@ impl fmt::Display for AliasError {
 impl std::error::Error for AliasError {}
 
 /// What makes a file itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Identity {
     /// An existing regular file.
     Inode(u64, u64),
@@ -105,39 +115,45 @@ enum Identity {
     New(u64, u64, std::ffi::OsString),
 }
 
-/// Checks that no output is an input and no two outputs are one file. Streams that are not
-/// regular files (pipes, terminals, devices) are never compared.
+/// Checks that no output is an input and no two outputs are one file (standard error
+/// included). Streams that are not regular files (pipes, terminals, devices) are never
+/// compared, nor two standard streams (see the module's documentation). Linear in the number
+/// of streams: `batch` checks thousands.
 pub fn check_aliases(inputs: &[Named], outputs: &[Named]) -> Result<(), AliasError> {
-    let ids = |list: &[Named]| -> Vec<Option<Identity>> { list.iter().map(identity).collect() };
-    let (input_ids, output_ids) = (ids(inputs), ids(outputs));
+    let mut input_ids: HashMap<Identity, usize> = HashMap::new();
+    for (i, input) in inputs.iter().enumerate() {
+        if let Some(id) = identity(input) {
+            input_ids.entry(id).or_insert(i);
+        }
+    }
+    // The outputs seen so far, by file: the first one, and the first that is not a standard
+    // stream (a standard stream clashes only with an output that is not one).
+    let mut seen: HashMap<Identity, (usize, Option<usize>)> = HashMap::new();
     for (o, out) in outputs.iter().enumerate() {
-        let Some(id) = &output_ids[o] else { continue };
-        if let Some(i) = input_ids.iter().position(|i| i.as_ref() == Some(id)) {
+        let Some(id) = identity(out) else { continue };
+        if let Some(&i) = input_ids.get(&id) {
             return Err(AliasError {
                 first: inputs[i].describe(),
                 second: out.describe(),
                 input: true,
             });
         }
-        if matches!(out.stream, Stream::Stderr) {
-            continue;
-        }
-        // Standard output named twice (`--valid-out /dev/stdout` beside the default `-o`) is
-        // one stream written in order, not two files.
-        let earlier = output_ids[..o]
-            .iter()
-            .zip(outputs)
-            .position(|(other, named)| {
-                other.as_ref() == Some(id)
-                    && !matches!(named.stream, Stream::Stderr)
-                    && !(named.is_stdout() && out.is_stdout())
-            });
+        let standard = out.is_standard();
+        let entry = seen.entry(id).or_insert((o, None));
+        let earlier = match (standard, entry.1) {
+            (_, Some(plain)) => Some(plain),
+            (false, None) if entry.0 != o => Some(entry.0),
+            _ => None,
+        };
         if let Some(e) = earlier {
             return Err(AliasError {
                 first: outputs[e].describe(),
                 second: out.describe(),
                 input: false,
             });
+        }
+        if !standard {
+            entry.1 = Some(o);
         }
     }
     Ok(())

@@ -6,10 +6,12 @@
 mod alias;
 mod decompress;
 mod output;
+mod reread;
 mod temp;
 
 pub use alias::{check_aliases, AliasError, Named, Stream};
 pub use decompress::{decompressed, sniff, Compression};
 pub use output::{commit_all, commit_all_then, OutputCompression, OutputFile};
+pub use reread::{between_reads, Rereadable};
 pub(crate) use temp::is_temporary_file_name;
 pub use temp::{remove_live_temporary_files, SpillFile};

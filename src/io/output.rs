@@ -162,9 +162,24 @@ impl OutputFile {
             return Self::stdout_compressed(compression);
         }
         let name = path.display().to_string();
+        // Standard output or error by a name (`/dev/stdout`, `/proc/self/fd/2`): written through
+        // the stream itself, at its position, so that what else goes there (the primary output,
+        // the closing line) and this output follow each other instead of overwriting each
+        // other, as a second open of the file at its own position would.
+        if let Some(standard) = names_standard(path) {
+            let target = match standard {
+                Standard::Out => Target::Stdout(io::stdout()),
+                Standard::Err => Target::Stderr(io::stderr()),
+            };
+            return Ok(OutputFile {
+                out: layer(target, compression)?,
+                is_stdout: standard == Standard::Out,
+                name,
+            });
+        }
         let target = match fs::metadata(path) {
             Ok(m) if m.is_dir() => return Err(io::Error::other(format!("{name} is a directory"))),
-            // `/dev/stdout`, `/proc/self/fd/N`: whatever they lead to (a pipe, a terminal, the
+            // `/dev/fd/N`, `/proc/self/fd/N`: whatever they lead to (a pipe, a terminal, the
             // file a shell redirected to), it belongs to someone else and is never replaced.
             // Append, so that a shell's `>>` and our own writes to the same file both hold.
             Ok(m) if !m.is_file() || path.starts_with("/dev") || path.starts_with("/proc") => {
@@ -184,7 +199,7 @@ impl OutputFile {
         };
         Ok(OutputFile {
             out: layer(target, compression)?,
-            is_stdout: names_stdout(path),
+            is_stdout: false,
             name,
         })
     }
@@ -272,11 +287,23 @@ impl OutputFile {
     }
 }
 
-/// Whether `path` is a name of this process's standard output (`/dev/stdout` and its kin).
-pub(super) fn names_stdout(path: &Path) -> bool {
-    ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
-        .iter()
-        .any(|name| path == Path::new(name))
+/// One of this process's standard output streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Standard {
+    Out,
+    Err,
+}
+
+/// Which standard stream `path` names (`/dev/stdout`, `/dev/stderr` and their kin), if any.
+pub(super) fn names_standard(path: &Path) -> Option<Standard> {
+    let named = |names: [&str; 3]| names.iter().any(|name| path == Path::new(name));
+    if named(["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]) {
+        Some(Standard::Out)
+    } else if named(["/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"]) {
+        Some(Standard::Err)
+    } else {
+        None
+    }
 }
 
 /// Commits several outputs all or nothing, as far as a file system allows: every one is
