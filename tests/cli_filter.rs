@@ -5,6 +5,8 @@
 use rdq_envelope::json::{JsonParser, Value};
 
 mod common;
+#[path = "cli_filter/where_jq.rs"]
+mod where_jq;
 use common::{run, stderr, valid_lines};
 
 /// 600 `gen` lines of both versions, a few of them invalid.

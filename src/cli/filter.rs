@@ -77,7 +77,7 @@ pub struct FilterArgs {
     /// A jq expression: keep the envelope when it outputs a value other than false and null
     /// before any error, as jq 'select(EXPR)' does. Runs only on the lines the other
     /// predicates kept.
-    #[arg(long = "where", value_name = "EXPR")]
+    #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
     where_expr: Option<String>,
 
     /// With --where: end the run (status 2) when one line has been evaluated for longer than

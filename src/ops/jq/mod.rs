@@ -69,6 +69,9 @@ pub const REFUSED: &[(&str, &str)] = &[
         "an expression sees an envelope, not the line it came from",
     ),
     ("get_search_list", "modules are not loaded"),
+    ("get_jq_origin", "modules are not loaded"),
+    ("get_prog_origin", "modules are not loaded"),
+    ("modulemeta", "modules are not loaded"),
 ];
 
 /// A compiled jq expression that keeps an envelope as `jq 'select(EXPR)'` does.
@@ -94,6 +97,8 @@ pub struct Where {
     /// The top-level members the expression provably reads only through `.name` lookups
     /// (`members::members_read`): only those are built for it. `None`: the whole envelope.
     members: Option<Vec<String>>,
+    /// `$ENV`, as jq gives it: the environment when the expression was compiled.
+    env: Val,
 }
 
 /// What an expression made of one envelope.
@@ -156,10 +161,17 @@ impl Where {
             .join()
             .map_err(|_| fail("compiling it failed (a bug, please report it)".into()))?;
         let (filter, members) = compiled.map_err(fail)?;
+        let env = std::env::vars_os()
+            .map(|(k, v)| {
+                let text = |s: std::ffi::OsString| Val::from(s.to_string_lossy().into_owned());
+                (text(k), text(v))
+            })
+            .collect::<jaq_json::Map>();
         Ok(Where {
             expr: expr.to_owned(),
             filter: Arc::new(filter),
             members,
+            env: Val::obj(env),
         })
     }
 
@@ -200,7 +212,7 @@ impl Where {
     }
 
     fn eval_value(&self, input: Val) -> WhereVerdict {
-        let ctx = Ctx::<Data>::new(&self.filter.lut, Vars::new([]));
+        let ctx = Ctx::<Data>::new(&self.filter.lut, Vars::new([self.env.clone()]));
         for output in self.filter.id.run((ctx, input)) {
             match output {
                 Ok(Val::Null | Val::Bool(false)) => {}
@@ -213,6 +225,13 @@ impl Where {
     }
 }
 
+/// jq 1.6's builtins that jaq lacks (`prelude.jq`).
+fn prelude() -> impl Iterator<Item = Def<&'static str>> {
+    jaq_core::load::parse(include_str!("prelude.jq"), |p| p.defs())
+        .expect("the prelude parses (a unit test holds it)")
+        .into_iter()
+}
+
 /// Parses, checks and compiles `expr`; the filter and the members it reads.
 fn compile(expr: &str) -> Result<(jaq_core::Filter<Data>, Option<Vec<String>>), String> {
     let program = File {
@@ -221,7 +240,8 @@ fn compile(expr: &str) -> Result<(jaq_core::Filter<Data>, Option<Vec<String>>), 
     };
     let defs = jaq_core::defs()
         .chain(jaq_std::defs())
-        .chain(jaq_json::defs());
+        .chain(jaq_json::defs())
+        .chain(prelude());
     let funs = jaq_core::funs()
         .chain(jaq_std::funs())
         .chain(jaq_json::funs());
@@ -259,6 +279,7 @@ fn compile(expr: &str) -> Result<(jaq_core::Filter<Data>, Option<Vec<String>>), 
     }
     let filter = Compiler::default()
         .with_funs(funs)
+        .with_global_vars(["$ENV"])
         .compile(modules)
         .map_err(|errors| {
             let messages: Vec<String> = errors
@@ -522,6 +543,14 @@ mod tests {
     }
 
     #[test]
+    fn the_prelude_parses_and_compiles() {
+        assert!(prelude().count() > 10);
+        for expr in ["[1, \"a\"] | @csv", "[1, \"a\"] | @tsv", "IN(1, 2)", "[tostream]"] {
+            Where::new(expr).unwrap();
+        }
+    }
+
+    #[test]
     fn which_members_an_expression_reads() {
         let some = |names: &[&str]| Some(names.iter().map(|n| n.to_string()).collect::<Vec<_>>());
         assert_eq!(read(r#".queue == "x""#), some(&["queue"]));
@@ -532,22 +561,38 @@ mod tests {
         assert_eq!(read(".attempts[-1].error.type"), some(&["attempts"]));
         assert_eq!(read(".headers | has(\"x\")"), some(&["headers"]));
         assert_eq!(read("(.attempts | length) >= 3"), some(&["attempts"]));
-        assert_eq!(
-            read(r#"any(.attempts[]; .outcome == "X")"#),
-            some(&["attempts", "outcome"])
-        );
+        // `.outcome` reads an attempt, not the envelope.
+        assert_eq!(read(r#"any(.attempts[]; .outcome == "X")"#), some(&["attempts"]));
         assert_eq!(read(r#"{queue} | .queue"#), some(&["queue"]));
+        assert_eq!(read(". as $e | $e.queue"), some(&["queue"]));
+        assert_eq!(read("has(\"queue\")"), some(&["queue"]));
+        // The envelope passed on by select, first, if and //, then read.
+        assert_eq!(
+            read(r#"select(.status == "DEAD").queue | startswith("pay")"#),
+            some(&["queue", "status"])
+        );
+        assert_eq!(read("first(select(.a), .) | .b"), some(&["a", "b"]));
+        assert_eq!(read("if .a then . else {} end | .b"), some(&["a", "b"]));
+        assert_eq!(read("(.a // .) | .b"), some(&["a", "b"]));
+        assert_eq!(read("try error(.) catch .b"), some(&["b"]));
+        assert_eq!(read("reduce .a[] as $x (.; .) | .b"), some(&["a", "b"]));
+        // Only the truth of the output counts, and an object is always true.
+        assert_eq!(read("."), some(&[]));
         for whole in [
-            ".",
             "keys | length > 3",
             "length",
             "tojson | test(\"x\")",
-            ". as $e | $e.queue",
             "[.[]] | length",
+            ". as $e | [$e] | length",
+            "try error(.) catch length",
+            "try error({e: .}) catch .e.queue",
+            ". as $e | path($e.queue)",
+            ". as $e | .x |= $e",
+            "reduce .a[] as $x (.; . + {}) | .b",
+            "{(.a): .} | .b",
             "..",
             "def f: .queue; f",
             ".[\"que\" + \"ue\"]",
-            "has(\"queue\")",
             "to_entries | length",
             "select(.a) | keys",
             "@json",
@@ -561,7 +606,7 @@ mod tests {
     fn a_partial_envelope_keeps_what_the_whole_keeps() {
         let line = br#"{"queue":"a,b}","q\u0075ota":[1,{"x":"]"}],"n":-1.5e3 ,"s":"\"x\\"}"#;
         let names: Vec<String> = ["quota", "n", "s", "absent"].map(String::from).to_vec();
-        let partial = top_members(line, &names).unwrap();
+        let partial = members::top_members(line, &names).unwrap();
         let whole = jaq_json::read::parse_single(line).unwrap();
         for key in ["quota", "n", "s"] {
             let key = Val::from(key.to_owned());
@@ -574,10 +619,10 @@ mod tests {
             );
         }
         assert_eq!(
-            top_members(b"{}", &names).map(|v| v.to_string()),
+            members::top_members(b"{}", &names).map(|v| v.to_string()),
             Some("{}".into())
         );
-        assert_eq!(top_members(b"[1]", &names), None);
-        assert_eq!(top_members(br#"{"a":"#, &names), None);
+        assert_eq!(members::top_members(b"[1]", &names), None);
+        assert_eq!(members::top_members(br#"{"a":"#, &names), None);
     }
 }
