@@ -462,3 +462,5 @@ mod memory;
 mod outputs;
 #[path = "hostile/standard_streams.rs"]
 mod standard_streams;
+#[path = "hostile/where_guard.rs"]
+mod where_guard;

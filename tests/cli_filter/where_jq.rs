@@ -36,7 +36,15 @@ fn corpus() -> &'static Corpus {
         let dir = common::scratch("where-jq");
         let mut mixed = Vec::new();
         for (version, count, seed) in [("2", "1500", "41"), ("1", "500", "42")] {
-            let args = ["gen", "--count", count, "--seed", seed, "--version", version];
+            let args = [
+                "gen",
+                "--count",
+                count,
+                "--seed",
+                seed,
+                "--version",
+                version,
+            ];
             let out = common::run(&[&args[..], &["--invalid-rate", "0.04"]].concat(), b"");
             assert!(out.status.success(), "{}", common::stderr(&out));
             mixed.extend_from_slice(&out.stdout);
@@ -44,8 +52,14 @@ fn corpus() -> &'static Corpus {
         let valid_lines = common::valid_lines(&mixed);
         let (m, v) = (dir.join("mixed.jsonl"), dir.join("valid.jsonl"));
         std::fs::write(&m, &mixed).unwrap();
-        std::fs::write(&v, valid_lines.iter().map(|l| format!("{l}\n")).collect::<String>())
-            .unwrap();
+        std::fs::write(
+            &v,
+            valid_lines
+                .iter()
+                .map(|l| format!("{l}\n"))
+                .collect::<String>(),
+        )
+        .unwrap();
         assert!(valid_lines.len() > 1800 && valid_lines.len() < 2000);
         Corpus {
             mixed: m,
@@ -91,7 +105,11 @@ fn theirs(expr: &str) -> Vec<String> {
         .arg(&corpus().valid)
         .output()
         .unwrap();
-    assert_ne!(out.status.code(), Some(124), "jq ran for two minutes: {expr}");
+    assert_ne!(
+        out.status.code(),
+        Some(124),
+        "jq ran for two minutes: {expr}"
+    );
     let mut ids: Vec<String> = Vec::new();
     for line in String::from_utf8(out.stdout).unwrap().lines() {
         let id: String = serde_json::from_str(line).unwrap();
@@ -187,7 +205,11 @@ fn the_members_shortcut_never_changes_a_verdict() {
     ] {
         assert!(Where::new(expr).unwrap().members_read().is_some(), "{expr}");
     }
-    for expr in ["keys | length > 3", "try error(.) catch keys", ". as $e | [$e] | length"] {
+    for expr in [
+        "keys | length > 3",
+        "try error(.) catch keys",
+        ". as $e | [$e] | length",
+    ] {
         assert!(Where::new(expr).unwrap().members_read().is_none(), "{expr}");
     }
 }
@@ -231,9 +253,14 @@ fn condition() -> impl Strategy<Value = String> {
                 .clone()
                 .prop_map(|a| format!("any(.attempts[]; .outcome == \"TIMEOUT\" or {a})")),
             inner.clone().prop_map(|a| format!("(. as $e | $e | {a})")),
-            inner.clone().prop_map(|a| format!("(try ({a} and error(.)) catch (.queue != null))")),
-            (inner.clone(), value()).prop_map(|(a, v)| format!("(({v} | tostring | length > 3), {a})")),
-            inner.clone().prop_map(|a| format!("(reduce .attempts[] as $x (.; .) | {a})")),
+            inner
+                .clone()
+                .prop_map(|a| format!("(try ({a} and error(.)) catch (.queue != null))")),
+            (inner.clone(), value())
+                .prop_map(|(a, v)| format!("(({v} | tostring | length > 3), {a})")),
+            inner
+                .clone()
+                .prop_map(|a| format!("(reduce .attempts[] as $x (.; .) | {a})")),
             inner.prop_map(|a| format!("(label $l | ({a}, break $l))")),
         ]
     })
@@ -265,6 +292,9 @@ fn syntax_jaq_refuses_is_a_usage_error() {
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{expr}");
         let err = common::stderr(&out);
-        assert!(err.contains("--where") && !err.contains("no-such-input"), "{expr}: {err}");
+        assert!(
+            err.contains("--where") && !err.contains("no-such-input"),
+            "{expr}: {err}"
+        );
     }
 }

@@ -545,7 +545,12 @@ mod tests {
     #[test]
     fn the_prelude_parses_and_compiles() {
         assert!(prelude().count() > 10);
-        for expr in ["[1, \"a\"] | @csv", "[1, \"a\"] | @tsv", "IN(1, 2)", "[tostream]"] {
+        for expr in [
+            "[1, \"a\"] | @csv",
+            "[1, \"a\"] | @tsv",
+            "IN(1, 2)",
+            "[tostream]",
+        ] {
             Where::new(expr).unwrap();
         }
     }
@@ -562,7 +567,10 @@ mod tests {
         assert_eq!(read(".headers | has(\"x\")"), some(&["headers"]));
         assert_eq!(read("(.attempts | length) >= 3"), some(&["attempts"]));
         // `.outcome` reads an attempt, not the envelope.
-        assert_eq!(read(r#"any(.attempts[]; .outcome == "X")"#), some(&["attempts"]));
+        assert_eq!(
+            read(r#"any(.attempts[]; .outcome == "X")"#),
+            some(&["attempts"])
+        );
         assert_eq!(read(r#"{queue} | .queue"#), some(&["queue"]));
         assert_eq!(read(". as $e | $e.queue"), some(&["queue"]));
         assert_eq!(read("has(\"queue\")"), some(&["queue"]));
