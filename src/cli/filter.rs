@@ -401,7 +401,7 @@ const DEFAULT_WHERE_MAX_MEMORY_MIB: u64 = 4096;
 /// over the workers' evaluations, and a stack overflow turned into status 2.
 fn guard_where(args: &FilterArgs) -> anyhow::Result<Arc<EvalWatch>> {
     let timeout = match args.where_timeout.unwrap_or(DEFAULT_WHERE_TIMEOUT) {
-        t if t == 0.0 => None,
+        0.0 => None,
         t if t.is_finite() && t > 0.0 && t <= 1e9 => Some(Duration::from_secs_f64(t)),
         t => bail!("--where-timeout {t}: expected a number of seconds from 0 (no limit) to 1e9"),
     };

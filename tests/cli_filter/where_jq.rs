@@ -120,12 +120,20 @@ fn theirs(expr: &str) -> Vec<String> {
     ids
 }
 
+/// The ids of `filter`'s output lines (read with the crate's parser: `gen` writes numbers
+/// beyond what serde_json takes, in unknown fields).
 fn ids(lines: &[u8]) -> Vec<String> {
-    String::from_utf8_lossy(lines)
-        .lines()
+    let mut parser = rdq_envelope::json::JsonParser::new();
+    lines
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
         .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v["id"].as_str().unwrap().to_owned()
+            let doc = parser.parse(l, &mut Vec::new()).unwrap();
+            let id = doc
+                .root()
+                .get("id")
+                .and_then(|v| v.as_str().map(str::to_owned));
+            id.unwrap()
         })
         .collect()
 }
