@@ -734,3 +734,36 @@ fn the_wheel_installs_the_current_completions_and_man_pages() {
          run `RDQ_ENVELOPE_BLESS=1 cargo test --test cli_conventions`"
     );
 }
+
+#[test]
+fn rdq_envelope_simd_names_a_classifier_or_is_a_usage_error() {
+    let with = |value: &str, args: &[&str]| with_env(&[("RDQ_ENVELOPE_SIMD", value)], args);
+    let reference = output(plain(), &["validate", "-q", SAMPLE]);
+    // Every name, on any CPU (one it lacks is passed over), and empty, give the same bytes.
+    for name in ["", "portable", "sse4.2", "avx2"] {
+        let out = with(name, &["validate", "-q", SAMPLE]);
+        assert_eq!(out.status.code(), Some(1), "{name:?}: {}", stderr(&out));
+        assert_eq!(out.stdout, reference.stdout, "{name:?}");
+    }
+    // A typo is named before any input is opened, for every command.
+    for bad in ["junk", "AVX2", "neon ", "sse42"] {
+        for args in [
+            &["validate", "-q", "/nonexistent/input.jsonl"][..],
+            &["gen", "--count", "1"],
+        ] {
+            let out = with(bad, args);
+            assert_eq!(out.status.code(), Some(2), "{bad:?}");
+            let err = stderr(&out);
+            assert!(
+                err.contains(&format!(
+                    "RDQ_ENVELOPE_SIMD={bad}: expected one of portable, sse4.2, avx2"
+                )),
+                "{err}"
+            );
+            assert!(
+                out.stdout.is_empty() && !err.contains("nonexistent"),
+                "{err}"
+            );
+        }
+    }
+}

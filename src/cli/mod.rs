@@ -219,6 +219,10 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage(&e, color),
     };
+    if let Err(e) = simd_variable_is_known() {
+        let _ = say(format_args!("{e}"));
+        return ExitCode::from(2);
+    }
     if let Err(e) = globals_do_something(&matches) {
         let _ = say(format_args!("{e}"));
         return ExitCode::from(2);
@@ -241,6 +245,23 @@ pub fn main() -> ExitCode {
             let _ = say(format_args!("{e:#}"));
             ExitCode::from(2)
         }
+    }
+}
+
+/// `RDQ_ENVELOPE_SIMD`, when set and not empty, names a classifier: a typo would otherwise
+/// pass unseen (the results are the same, only the speed is not what was asked for).
+fn simd_variable_is_known() -> anyhow::Result<()> {
+    let Some(value) = std::env::var_os("RDQ_ENVELOPE_SIMD").filter(|v| !v.is_empty()) else {
+        return Ok(());
+    };
+    let names = rdq_envelope::json::SIMD_NAMES;
+    match value.to_str().is_some_and(|v| names.contains(&v)) {
+        true => Ok(()),
+        false => anyhow::bail!(
+            "RDQ_ENVELOPE_SIMD={}: expected one of {} (unset or empty: the fastest this CPU runs)",
+            value.to_string_lossy(),
+            names.join(", ")
+        ),
     }
 }
 

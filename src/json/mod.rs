@@ -41,6 +41,10 @@ pub struct SimdPath {
     pub in_use: bool,
 }
 
+/// The names `RDQ_ENVELOPE_SIMD` may give, on any CPU (a classifier the CPU lacks is passed
+/// over for the fastest it has).
+pub const SIMD_NAMES: &[&str] = &["portable", "sse4.2", "avx2"];
+
 /// Every stage-1 classifier this CPU runs, fastest first, the one in use marked. The results
 /// never depend on it; only the speed does.
 ///
