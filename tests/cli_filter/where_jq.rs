@@ -285,7 +285,8 @@ proptest! {
     }
 }
 
-/// Syntax jq has and jaq does not is refused before any input is read, naming where.
+/// Syntax jq has and jaq does not, and an empty expression, are refused before any input is
+/// read.
 #[test]
 fn syntax_jaq_refuses_is_a_usage_error() {
     for expr in [
@@ -293,6 +294,8 @@ fn syntax_jaq_refuses_is_a_usage_error() {
         "[1] | builtins",
         "import \"m\" as m; true",
         "include \"m\"; true",
+        "",
+        "  ",
     ] {
         let out = common::bin()
             .args(["filter", "--where", expr, "no-such-input.jsonl"])

@@ -138,6 +138,11 @@ impl Where {
             expr: shortened(expr),
             message,
         };
+        if expr.trim().is_empty() {
+            return Err(fail(
+                "the expression is empty (`.` keeps every envelope, `false` none)".into(),
+            ));
+        }
         if expr.len() > MAX_EXPR_BYTES {
             return Err(fail(format!(
                 "the expression is {} bytes long; at most {MAX_EXPR_BYTES} are accepted",
@@ -540,6 +545,14 @@ mod tests {
 
     fn read(expr: &str) -> Option<Vec<String>> {
         Where::new(expr).unwrap().members
+    }
+
+    #[test]
+    fn an_empty_expression_is_named_so() {
+        for expr in ["", " ", "\n\t"] {
+            let message = Where::new(expr).unwrap_err().message;
+            assert!(message.starts_with("the expression is empty"), "{message}");
+        }
     }
 
     #[test]
