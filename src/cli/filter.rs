@@ -82,7 +82,7 @@ pub struct FilterArgs {
 
     /// With --where: end the run (status 2) when one line has been evaluated for longer than
     /// this many seconds [default: 10]; 0 turns the limit off.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     where_timeout: Option<f64>,
 
     /// With --where: end the run (status 2) when the process holds more than this much

@@ -127,6 +127,8 @@ fn expressions_as_deep_as_jq_runs_them_work_and_deeper_ones_are_refused() {
         let out = filter(&dir, &["--where", &expr]).output().unwrap();
         assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
     }
+    fs::remove_file(dir.join("rejects.jsonl")).unwrap();
+    fs::write(dir.join("out.jsonl"), "previous\n").unwrap();
     for expr in [nested(10_001), chain(10_001)] {
         let out = filter(&dir, &["--where", &expr]).output().unwrap();
         refused(
