@@ -291,6 +291,11 @@ impl<R: Read> LineReader<R> {
         // At the start nothing is pinned, so `fill` always has room.
         while self.end - self.pos < BOM.len() && !self.eof && self.fill()? {}
         if self.buf[self.pos..self.end].starts_with(BOM) {
+            // Pinned, the BOM is no line's: left held, it kept a full buffer from moving with
+            // no line to hand off (a BOM, then a first line longer than the buffer).
+            if self.keep_from == Some(self.pos) {
+                self.keep_from = Some(self.pos + BOM.len());
+            }
             self.pos += BOM.len();
             self.offset += BOM.len() as u64;
         }
