@@ -257,9 +257,11 @@ fn condition() -> impl Strategy<Value = String> {
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("first({a}, {b})")),
             (inner.clone(), inner.clone(), inner.clone())
                 .prop_map(|(a, b, c)| format!("(if {a} then {b} else {c} end)")),
-            inner
-                .clone()
-                .prop_map(|a| format!("any(.attempts[]; .outcome == \"TIMEOUT\" or {a})")),
+            // One output per attempt: jq 1.6's `any` is false when the condition outputs true
+            // twice (`any(1; true, true)`), a bug jq 1.7 fixed and jaq does not have.
+            inner.clone().prop_map(|a| {
+                format!("any(.attempts[]; first(.outcome == \"TIMEOUT\" or {a}))")
+            }),
             inner.clone().prop_map(|a| format!("(. as $e | $e | {a})")),
             inner
                 .clone()
