@@ -40,7 +40,7 @@ pub fn sniff(prefix: &[u8]) -> Compression {
 }
 
 /// Wraps any reader: peeks its first bytes (without losing them), and returns a reader of the
-/// decompressed stream: every gzip member ([`GzipMembers`], trailing zero padding allowed), zstd's stream decoder for
+/// decompressed stream: every gzip member (`GzipMembers`, trailing zero padding allowed), zstd's stream decoder for
 /// zstd (all concatenated frames), or the bytes as they are.
 ///
 /// A truncated or corrupt compressed stream is an [`io::Error`] from `read`, with a message that

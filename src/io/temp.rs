@@ -221,7 +221,7 @@ pub struct SpillFile {
 }
 
 impl SpillFile {
-    /// Creates an empty one in the temporary folder ([`temporary_folder`]), readable and
+    /// Creates an empty one in the temporary folder (`temporary_folder`: `TMPDIR`, or the system's), readable and
     /// writable by this user only. The error names the folder: a `TMPDIR` that is missing, not
     /// a folder or not writable is then plain to see.
     pub fn create() -> io::Result<Self> {
