@@ -382,7 +382,7 @@ fn op(args: &FilterArgs) -> anyhow::Result<FilterOp> {
         args.where_timeout,
         args.where_max_memory,
     ) {
-        (Some(_), _, _) => op.watch = Some(guard_where(args)?),
+        (Some(_), _, _) => op.watch = guard_where(args)?,
         (None, Some(_), _) => bail!("--where-timeout does nothing without --where"),
         (None, _, Some(_)) => bail!("--where-max-memory does nothing without --where"),
         (None, None, None) => {}
@@ -397,9 +397,10 @@ const DEFAULT_WHERE_TIMEOUT: f64 = 10.0;
 /// `--where-max-memory`'s default, in MiB.
 const DEFAULT_WHERE_MAX_MEMORY_MIB: u64 = 4096;
 
-/// Keeps `--where` from ending, aborting or hanging the run (`where_guard.rs`): a watchdog
-/// over the workers' evaluations, and a stack overflow turned into status 2.
-fn guard_where(args: &FilterArgs) -> anyhow::Result<Arc<EvalWatch>> {
+/// Keeps `--where` from ending, aborting or hanging the run (`where_guard.rs`): a stack
+/// overflow turned into status 2, and a watchdog over the workers' evaluations, whose watch
+/// it returns (none when both limits are off: then nothing is noted per line).
+fn guard_where(args: &FilterArgs) -> anyhow::Result<Option<Arc<EvalWatch>>> {
     let timeout = match args.where_timeout.unwrap_or(DEFAULT_WHERE_TIMEOUT) {
         0.0 => None,
         t if t.is_finite() && t > 0.0 && t <= 1e9 => Some(Duration::from_secs_f64(t)),
@@ -413,8 +414,11 @@ fn guard_where(args: &FilterArgs) -> anyhow::Result<Arc<EvalWatch>> {
         )
         .filter(|&m| m > 0),
     };
-    let watch = Arc::new(EvalWatch::default());
     where_guard::catch_stack_overflow();
+    if limits.timeout.is_none() && limits.max_memory_mib.is_none() {
+        return Ok(None);
+    }
+    let watch = Arc::new(EvalWatch::default());
     where_guard::watch(Arc::clone(&watch), limits);
-    Ok(watch)
+    Ok(Some(watch))
 }

@@ -31,9 +31,6 @@ pub struct Limits {
 /// Starts the watchdog over `watch`'s workers. It polls 50 times a second and ends the process
 /// when a limit is passed.
 pub fn watch(watch: Arc<EvalWatch>, limits: Limits) {
-    if limits.timeout.is_none() && limits.max_memory_mib.is_none() {
-        return;
-    }
     let spawned = std::thread::Builder::new()
         .name("rdq-where-watch".into())
         .spawn(move || loop {

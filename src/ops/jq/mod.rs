@@ -12,7 +12,7 @@
 mod members;
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -135,7 +135,7 @@ impl Where {
     /// abort or leave the run (see the module's documentation).
     pub fn new(expr: &str) -> Result<Self, WhereError> {
         let fail = |message: String| WhereError {
-            expr: shortened(expr),
+            expr: crate::diagnostic::cut_text(expr, 200).into_owned(),
             message,
         };
         if expr.trim().is_empty() {
@@ -298,20 +298,6 @@ fn compile(expr: &str) -> Result<(jaq_core::Filter<Data>, Option<Vec<String>>), 
     Ok((filter, members))
 }
 
-/// The expression for a message: its first 200 bytes (at a character boundary) when longer.
-fn shortened(expr: &str) -> String {
-    match expr.len() <= 200 {
-        true => expr.to_owned(),
-        false => {
-            let mut end = 200;
-            while !expr.is_char_boundary(end) {
-                end -= 1;
-            }
-            format!("{}…(+{} bytes)", &expr[..end], expr.len() - end)
-        }
-    }
-}
-
 /// "expected X at byte N" for an error at `found`, a slice of `expr`.
 fn at(expr: &str, want: &str, found: &str) -> String {
     let offset = jaq_core::load::span(expr, found).start;
@@ -455,9 +441,11 @@ pub struct EvalSlot {
     started: AtomicU64,
     /// The line being evaluated.
     line: AtomicU64,
-    /// The source's name, and the address of the name last given, to copy it only when it
-    /// changes (once per source, not per line).
-    source: Mutex<(usize, String)>,
+    /// The address of the source name last given: the name is copied (under the lock) only
+    /// when it changes, once per source, not per line. Only the slot's worker writes it.
+    source_at: AtomicUsize,
+    /// The source's name.
+    source: Mutex<String>,
 }
 
 /// The evaluation that has been running longest.
@@ -487,7 +475,8 @@ impl EvalWatch {
             epoch: self.epoch,
             started: AtomicU64::new(0),
             line: AtomicU64::new(0),
-            source: Mutex::new((0, String::new())),
+            source_at: AtomicUsize::new(0),
+            source: Mutex::new(String::new()),
         });
         lock(&self.slots).push(Arc::clone(&slot));
         slot
@@ -505,7 +494,7 @@ impl EvalWatch {
             })
             .min_by_key(|(_, started)| *started)?;
         let running = Running {
-            source: lock(&slot.source).1.clone(),
+            source: lock(&slot.source).clone(),
             line: slot.line.load(Ordering::Relaxed),
             elapsed: now.saturating_sub(started),
         };
@@ -516,11 +505,11 @@ impl EvalWatch {
 impl EvalSlot {
     /// Notes that the worker starts evaluating line `line` of `source`.
     pub fn begin(&self, source: &str, line: u64) {
-        let mut named = lock(&self.source);
-        if named.0 != source.as_ptr() as usize {
-            *named = (source.as_ptr() as usize, source.to_owned());
+        let at = source.as_ptr() as usize;
+        if self.source_at.load(Ordering::Relaxed) != at {
+            *lock(&self.source) = source.to_owned();
+            self.source_at.store(at, Ordering::Relaxed);
         }
-        drop(named);
         self.line.store(line, Ordering::Relaxed);
         let started = u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX - 1);
         self.started.store(started + 1, Ordering::Release);
