@@ -25,14 +25,8 @@ impl ColorArg {
     /// `-o` file is coloured only by `always`: a file is read later, elsewhere.
     pub fn colour(self, to_stdout: bool) -> bool {
         match self {
-            ColorArg::Always => true,
-            ColorArg::Never => false,
-            ColorArg::Auto => {
-                to_stdout
-                    && auto_colour(std::io::stdout().is_terminal(), |name| {
-                        std::env::var_os(name)
-                    })
-            }
+            ColorArg::Auto if !to_stdout => false,
+            _ => ColorArg::colour_stream(Some(self), false),
         }
     }
 
