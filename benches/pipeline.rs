@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use rdq_envelope::framing::LineReader;
-use rdq_envelope::gen::{GenOptions, Generator};
+use rdq_envelope::generate::{GenOptions, Generator};
 use rdq_envelope::ops::{ReportFormat, ValidateOp};
 use rdq_envelope::pipeline::{self, Outputs, PipelineOptions, Source};
 use rdq_envelope::{EnvelopeRules, RuleOptions};

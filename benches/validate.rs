@@ -3,7 +3,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use rdq_envelope::framing::{LineKind, LineReader};
-use rdq_envelope::gen::{GenOptions, Generator};
+use rdq_envelope::generate::{GenOptions, Generator};
 use rdq_envelope::{EnvelopeRules, JsonParser, RuleOptions, Verdict};
 
 /// About 16 MB: large enough that the stream does not sit in the L2 cache.

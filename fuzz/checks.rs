@@ -201,8 +201,8 @@ impl EnvelopeCase {
             "0.1000000000000000055511151231257827",
         ];
         let mut line = Vec::new();
-        rdq_envelope::gen::Generator::new({
-        let mut o = rdq_envelope::gen::GenOptions::default();
+        rdq_envelope::generate::Generator::new({
+        let mut o = rdq_envelope::generate::GenOptions::default();
         o.seed = self.seed;
         o.version = if self.version_2 { 2 } else { 1 };
         o.invalid_rate = 0.0;

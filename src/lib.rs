@@ -15,7 +15,7 @@
 //! Beside those: [`framing`] (the line reader), [`json`] (the lossless parser and its values),
 //! [`chokaq`] (the ChokaQ import), [`batch`] (folders of shards, resumable), [`io`] (readers
 //! that decompress, outputs committed all or nothing, alias checks), [`report`] (diagnostic
-//! records), [`catalogue`] (every error code explained), [`gen`] and [`schema`]. The command
+//! records), [`catalogue`] (every error code explained), [`generate`] and [`schema`]. The command
 //! line is built on exactly this API; helpers only the library needs are private, and option
 //! and operation types are `#[non_exhaustive]`: start from their `Default` or `new` (whose
 //! documentation lists the defaults) and set the fields that differ.
@@ -74,7 +74,7 @@ pub mod chokaq;
 pub mod diagnostic;
 pub mod envelope;
 pub mod framing;
-pub mod gen;
+pub mod generate;
 pub mod io;
 pub mod json;
 pub mod migrate;

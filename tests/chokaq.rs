@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use proptest::prelude::*;
 
 use rdq_envelope::chokaq::{ChokaqOptions, Importer, Table};
-use rdq_envelope::gen::ChokaqGenerator;
+use rdq_envelope::generate::ChokaqGenerator;
 use rdq_envelope::{Diagnostic, EnvelopeRules, ErrorCode, JsonParser, RuleOptions, Verdict};
 
 /// Codes and pointers, as a row's rejection lists them.

@@ -2,7 +2,7 @@
 //! draws the code it meant, the same options give the same bytes, and the lines look like a DLQ
 //! export (mostly DEAD, about 3 KB on average).
 
-use rdq_envelope::gen::{GenOptions, Generator};
+use rdq_envelope::generate::{GenOptions, Generator};
 use rdq_envelope::{EnvelopeRules, ErrorCode, JsonParser, RuleOptions, Verdict};
 
 fn lines(options: GenOptions, count: usize) -> Vec<(Vec<u8>, Option<ErrorCode>)> {

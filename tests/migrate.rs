@@ -6,7 +6,7 @@ use std::io::Cursor;
 
 use proptest::prelude::*;
 
-use rdq_envelope::gen::{GenOptions, Generator};
+use rdq_envelope::generate::{GenOptions, Generator};
 use rdq_envelope::json::{Document, JsonParser, Value, ValueKind};
 use rdq_envelope::migrate::{Migration, Migrator};
 use rdq_envelope::ops::MigrateOp;

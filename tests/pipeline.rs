@@ -5,7 +5,7 @@
 use std::io::{self, Cursor, Write};
 
 use rdq_envelope::framing::{LineKind, LineReader};
-use rdq_envelope::gen::{GenOptions, Generator};
+use rdq_envelope::generate::{GenOptions, Generator};
 use rdq_envelope::ops::{ReportFormat, ValidateOp};
 use rdq_envelope::pipeline::{self, Outputs, PipelineError, PipelineOptions, Source, Summary};
 use rdq_envelope::report::{self, Position};

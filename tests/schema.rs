@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use jsonschema::Validator;
 use rdq_envelope::envelope::formats;
-use rdq_envelope::gen::{GenOptions, Generator};
+use rdq_envelope::generate::{GenOptions, Generator};
 use rdq_envelope::schema::json_schema;
 use rdq_envelope::ErrorCode;
 use serde_json::Value;

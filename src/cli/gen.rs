@@ -7,7 +7,7 @@ use clap::Args;
 
 use rdq_envelope::chokaq::Table;
 use rdq_envelope::envelope::STACK_LIMIT;
-use rdq_envelope::gen::{ChokaqGenerator, GenOptions, Generator};
+use rdq_envelope::generate::{ChokaqGenerator, GenOptions, Generator};
 use rdq_envelope::io::OutputFile;
 
 use super::{Outcome, TableArg};

@@ -390,7 +390,7 @@ mod tests {
         let mut w = DedupeWorker::default();
         let mut fast = 0;
         for version in [1, 2] {
-            for content in crate::gen::test_lines(3, version, 0.1, 1500) {
+            for content in crate::generate::test_lines(3, version, 0.1, 1500) {
                 if rules.clean(&mut w.single, &content).is_none() {
                     continue;
                 }

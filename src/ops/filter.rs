@@ -742,7 +742,7 @@ mod single_pass_tests {
         let mut w = FilterWorker::default();
         let (mut compared, mut lines) = (0, 0);
         for version in [1, 2] {
-            for line in crate::gen::test_lines(21, version, 0.1, 1500) {
+            for line in crate::generate::test_lines(21, version, 0.1, 1500) {
                 let Some(clean) = rules.clean(&mut w.single, &line) else {
                     continue;
                 };

@@ -269,7 +269,7 @@ mod tests {
             let op = MigrateOp::new(rules, MigrateSource::Rdq, to).unwrap();
             let mut w = op.worker();
             let (mut fast_lines, mut written) = (0, 0);
-            for line in crate::gen::test_lines(5, from, 0.1, 2000) {
+            for line in crate::generate::test_lines(5, from, 0.1, 2000) {
                 let mut tape_out = Vec::new();
                 let doc = op.rules.check_line(&mut w.parser, &line, &mut w.verdict);
                 if let (Some(doc), true) = (doc, w.verdict.is_valid()) {

@@ -517,7 +517,7 @@ mod tests {
             let mut w = RedriveWorker::default();
             let (mut fast_lines, mut dead) = (0, 0);
             for version in [1, 2] {
-                for line in crate::gen::test_lines(9, version, 0.1, 2000) {
+                for line in crate::generate::test_lines(9, version, 0.1, 2000) {
                     let tape_out = by_tape(op, &mut w, &line);
                     dead += usize::from(!tape_out.is_empty());
                     let mut fast_out = ChunkOutput::default();

@@ -270,7 +270,7 @@ mod tests {
     /// sample is in input order, and a seed gives the same sample for any `-j`.
     #[test]
     fn the_sample_is_uniform_ordered_and_deterministic() {
-        let lines = crate::gen::test_lines(2, 2, 0.0, 20);
+        let lines = crate::generate::test_lines(2, 2, 0.0, 20);
         let mut counts = [0u32; 20];
         for seed in 0..2000 {
             let taken = sample(&lines, 5, false, seed, 1);

@@ -959,7 +959,7 @@ mod single_pass_tests {
         let mut w = StatsWorker::default();
         let mut lines = Vec::new();
         for version in [1, 2] {
-            for line in crate::gen::test_lines(33, version, 0.1, 1500) {
+            for line in crate::generate::test_lines(33, version, 0.1, 1500) {
                 lines.push(line);
             }
         }
@@ -1013,7 +1013,7 @@ mod single_pass_tests {
         ];
         let mut together = Stats::default();
         let mut alone: Vec<Stats> = all.iter().map(|_| Stats::default()).collect();
-        for line in crate::gen::test_lines(34, 2, 0.05, 600) {
+        for line in crate::generate::test_lines(34, 2, 0.05, 600) {
             let Some(doc) = rules.check_line(&mut parser, &line, &mut verdict) else {
                 continue;
             };

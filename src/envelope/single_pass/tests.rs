@@ -29,7 +29,7 @@ pub(crate) fn compare(options: &RuleOptions, line: &[u8]) -> (bool, bool) {
     (tape_clean, accepted)
 }
 
-pub(crate) use crate::gen::test_lines as gen_lines;
+pub(crate) use crate::generate::test_lines as gen_lines;
 
 /// Many lines through one reused [`SinglePassCheck`], counted.
 pub(crate) struct Tally {

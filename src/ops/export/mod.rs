@@ -948,7 +948,7 @@ mod tests {
             (SinglePass::default(), JsonParser::new(), Verdict::default());
         let mut compared = 0;
         for version in [1, 2] {
-            for line in crate::gen::test_lines(7, version, 0.0, 300) {
+            for line in crate::generate::test_lines(7, version, 0.0, 300) {
                 let Some(clean) = rules.clean(&mut single, &line) else {
                     continue;
                 };
