@@ -56,7 +56,7 @@ for input in v1.jsonl v2.jsonl mixed.jsonl sample.jsonl.zst dups.jsonl; do
         run sample -j$j --seed 3 25 "$input"
         run sample -j$j --by queue --seed 3 5 "$input"
         run export -j$j --format csv "$input"
-        run export -j$j --format parquet -o "$out/$case_no.parquet" "$input"
+        run export -j$j --format parquet -o "../p$case_no.parquet" "$input"
         run export -j$j --format tsv --fields id,queue,status,attempt_count "$input"
         run show -j$j "$(sed -n '5p' v2.jsonl | sed -E 's/.*"id":"([0-9A-Z]+)".*/\1/')" "$input"
     done
