@@ -4,6 +4,7 @@
 //! [`JsonParser`] and a [`Verdict`] and reuses both for every line.
 
 mod attempts;
+mod check;
 mod checker;
 pub mod formats;
 mod options;
@@ -11,14 +12,18 @@ mod rules;
 mod single_pass;
 #[cfg(test)]
 mod tests;
+mod view;
 
 pub use attempts::{MESSAGE_LIMIT, STACK_LIMIT};
+pub use check::{Checked, Checker};
 pub use options::{
     supported_versions, OptionsError, RuleOptions, DEFAULT_MAX_ENVELOPE_BYTES, NEWEST_VERSION,
     SUPPORTED_VERSIONS,
 };
 pub(crate) use rules::Top;
 pub(crate) use single_pass::{AttemptFields, Clean, Fields, Range32, SinglePass};
+pub(crate) use view::Repr;
+pub use view::{AttemptError, AttemptRef, EnvelopeRef, Text};
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::json::{Document, JsonParser};

@@ -12,10 +12,8 @@ use std::sync::Mutex;
 
 use foldhash::fast::FixedState;
 
-use crate::envelope::formats::{parse_timestamp, ulid_value};
-use crate::envelope::{EnvelopeRules, SinglePass, Verdict};
-use crate::framing::LineKind;
-use crate::json::{Document, JsonParser};
+use crate::envelope::formats::ulid_value;
+use crate::envelope::{Checker, EnvelopeRef, EnvelopeRules};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
 /// How much history a copy holds: `--keep newest` keeps the greatest, comparing
@@ -93,54 +91,27 @@ struct Sighting {
 }
 
 /// A worker's reusable state, for both passes.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DedupeWorker {
-    parser: JsonParser,
-    verdict: Verdict,
-    single: SinglePass,
+    checker: Checker,
 }
 
-/// Judges a line; its ID and history when it is valid. The usual line is read by the single
-/// pass, any other from its tape; an invalid line's reasons are left in `w.verdict`.
-fn read_copy(
-    rules: &EnvelopeRules,
-    max_line_bytes: usize,
-    w: &mut DedupeWorker,
-    line: &crate::framing::Line<'_>,
-) -> Option<Sighting> {
-    w.verdict.clear();
-    if line.kind != LineKind::TooLong {
-        if let Some(clean) = rules.clean(&mut w.single, line.content) {
-            let (start, end) = w.single.fields().id;
-            let id = ulid_value(&line.content[start as usize..end as usize])?;
-            return Some(Sighting {
-                id,
-                history: History::new(clean.redrive_count, clean.attempts, clean.last_finished)?,
-            });
+impl DedupeWorker {
+    fn new(rules: &EnvelopeRules, max_line_bytes: usize) -> Self {
+        DedupeWorker {
+            checker: super::checker(rules, max_line_bytes),
         }
     }
-    let doc = super::judge(rules, &mut w.parser, line, max_line_bytes, &mut w.verdict)?;
-    if !w.verdict.is_valid() {
-        return None;
-    }
-    copy_from_tape(&doc)
 }
 
-fn copy_from_tape(doc: &Document<'_>) -> Option<Sighting> {
-    let root = doc.root();
-    let id = ulid_value(root.get("id")?.as_str()?.as_bytes())?;
-    let attempts = root.get("attempts")?;
-    let last_finished = attempts
-        .elements()
-        .last()
-        .and_then(|a| a.get("finished_at"))
-        .and_then(|f| f.as_str())
-        .and_then(parse_timestamp);
+/// A valid envelope's ID and history.
+fn read_copy(envelope: &EnvelopeRef<'_>) -> Option<Sighting> {
+    let last_finished = envelope.last_attempt().and_then(|a| a.finished_at_ms());
     Some(Sighting {
-        id,
+        id: ulid_value(envelope.id().as_bytes())?,
         history: History::new(
-            u64::try_from(root.get("redrive_count")?.as_integer()?).ok()?,
-            attempts.elements().count() as u64,
+            envelope.redrive_count(),
+            envelope.attempts().count() as u64,
             last_finished,
         )?,
     })
@@ -190,7 +161,7 @@ impl LineOperation for DedupeScan {
     type Tally = Vec<(u128, History)>;
 
     fn worker(&self) -> DedupeWorker {
-        DedupeWorker::default()
+        DedupeWorker::new(&self.rules, self.max_line_bytes)
     }
 
     fn apply(
@@ -199,7 +170,8 @@ impl LineOperation for DedupeScan {
         line: SourceLine<'_>,
         out: &mut ChunkOutput<Self::Tally>,
     ) -> Action {
-        match read_copy(&self.rules, self.max_line_bytes, w, &line.line) {
+        let checked = w.checker.check_line(&line.line);
+        match checked.envelope().as_ref().and_then(read_copy) {
             Some(copy) => {
                 out.tally.push((copy.id, copy.history));
                 Action::FilterOut
@@ -289,7 +261,7 @@ impl LineOperation for DedupeOp {
     type Tally = Vec<Written>;
 
     fn worker(&self) -> DedupeWorker {
-        DedupeWorker::default()
+        DedupeWorker::new(&self.rules, self.max_line_bytes)
     }
 
     fn apply(
@@ -299,16 +271,17 @@ impl LineOperation for DedupeOp {
         out: &mut ChunkOutput<Self::Tally>,
     ) -> Action {
         let SourceLine { source, line } = line;
-        let Some(copy) = read_copy(&self.rules, self.max_line_bytes, w, &line) else {
+        let checked = w.checker.check_line(&line);
+        let Some(copy) = checked.envelope().as_ref().and_then(read_copy) else {
             let at = super::position(source, &line);
-            return super::reject(&w.verdict, at, &line, out, self.write_rejects);
+            return super::reject(checked.verdict(), at, &line, out, self.write_rejects);
         };
         // Kept until the writer, which alone knows the copies before it, says otherwise.
         let start = out.primary.len();
         out.primary.extend_from_slice(line.content);
         out.primary.push(b'\n');
         let end = out.primary.len();
-        out.summary.tally_warnings(&w.verdict.warnings);
+        out.summary.tally_warnings(&checked.verdict().warnings);
         out.tally.push(Written {
             id: copy.id,
             start,
@@ -387,24 +360,19 @@ mod tests {
     #[test]
     fn the_single_pass_reads_copies_as_the_tape_does() {
         let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
-        let mut w = DedupeWorker::default();
+        let mut checker = Checker::new(rules);
+        let mut parser = crate::json::JsonParser::new();
         let mut fast = 0;
         for version in [1, 2] {
             for content in crate::generate::test_lines(3, version, 0.1, 1500) {
-                if rules.clean(&mut w.single, &content).is_none() {
+                let checked = checker.check(&content);
+                if checked.document().is_some() || !checked.is_valid() {
                     continue;
                 }
                 fast += 1;
-                let line = crate::framing::Line {
-                    number: 1,
-                    offset: 0,
-                    content: &content,
-                    len: content.len() as u64,
-                    kind: LineKind::Content,
-                };
-                let by_pass = read_copy(&rules, usize::MAX, &mut w, &line).unwrap();
-                let doc = w.parser.parse(&content, &mut Vec::new()).unwrap();
-                let by_tape = copy_from_tape(&doc).unwrap();
+                let by_pass = read_copy(&checked.envelope().unwrap()).unwrap();
+                let doc = parser.parse(&content, &mut Vec::new()).unwrap();
+                let by_tape = read_copy(&EnvelopeRef::on_tape(doc.root(), version)).unwrap();
                 assert_eq!((by_pass.id, by_pass.history), (by_tape.id, by_tape.history));
             }
         }

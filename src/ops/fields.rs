@@ -5,6 +5,26 @@ use crate::envelope::formats::parse_timestamp;
 use crate::envelope::{AttemptFields, Fields, Range32, Top};
 use crate::json::Value;
 
+/// Evaluates `$body` with `$view` bound to the view that reads `$envelope` (an
+/// [`EnvelopeRef`](crate::envelope::EnvelopeRef)): a [`RangeView`] or a [`TapeView`], each
+/// its own monomorphised copy of `$body`, so the hot path reads ranges without a branch per
+/// field.
+macro_rules! with_view {
+    ($envelope:expr, |$view:ident| $body:expr) => {
+        match $envelope.repr {
+            $crate::envelope::Repr::Ranges { line, fields } => {
+                let $view = &$crate::ops::fields::RangeView { line, fields };
+                $body
+            }
+            $crate::envelope::Repr::Tape(root) => {
+                let $view = &$crate::ops::fields::TapeView($crate::envelope::Top::of(root));
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_view;
+
 /// A string member's text, or `""`.
 pub(crate) fn text(value: Option<Value<'_>>) -> &str {
     value.and_then(|v| v.as_str()).unwrap_or_default()
@@ -15,75 +35,7 @@ pub(crate) fn error_type(attempt: Value<'_>) -> Option<&str> {
     attempt.get("error")?.get("type")?.as_str()
 }
 
-/// A string member as a view holds it: its text, or the content of a JSON string with escapes
-/// still in it (the single pass records where a string is, and decodes nothing).
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Text<'a> {
-    Plain(&'a str),
-    Escaped(&'a str),
-}
-
-impl<'a> Text<'a> {
-    /// The text, decoded into `scratch` when it has escapes.
-    pub(crate) fn decode<'b>(self, scratch: &'b mut String) -> &'b str
-    where
-        'a: 'b,
-    {
-        match self {
-            Text::Plain(text) => text,
-            Text::Escaped(raw) => {
-                unescape(raw, scratch);
-                scratch
-            }
-        }
-    }
-}
-
-/// Decodes the content of a JSON string that the single pass accepted (so every escape in it
-/// is well formed) into `out`. Anything else, which such a string cannot hold, decodes as
-/// U+FFFD rather than panicking.
-fn unescape(raw: &str, out: &mut String) {
-    out.clear();
-    let mut rest = raw;
-    while let Some(at) = rest.find('\\') {
-        out.push_str(&rest[..at]);
-        let hex4 = |from: usize| {
-            rest.get(from..from + 4)
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-        };
-        let (ch, used) = match rest.as_bytes().get(at + 1) {
-            Some(b'"') => ('"', 2),
-            Some(b'\\') => ('\\', 2),
-            Some(b'/') => ('/', 2),
-            Some(b'b') => ('\u{8}', 2),
-            Some(b'f') => ('\u{c}', 2),
-            Some(b'n') => ('\n', 2),
-            Some(b'r') => ('\r', 2),
-            Some(b't') => ('\t', 2),
-            Some(b'u') => match hex4(at + 2) {
-                Some(high @ 0xD800..=0xDBFF) => {
-                    let low = (rest.get(at + 6..at + 8) == Some("\\u"))
-                        .then(|| hex4(at + 8))
-                        .flatten()
-                        .filter(|low| (0xDC00..=0xDFFF).contains(low));
-                    match low {
-                        Some(low) => {
-                            let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
-                            (char::from_u32(code).unwrap_or('\u{FFFD}'), 12)
-                        }
-                        None => ('\u{FFFD}', 6),
-                    }
-                }
-                Some(code) => (char::from_u32(code).unwrap_or('\u{FFFD}'), 6),
-                None => ('\u{FFFD}', 2),
-            },
-            _ => ('\u{FFFD}', 1),
-        };
-        out.push(ch);
-        rest = rest.get(at + used..).unwrap_or_default();
-    }
-    out.push_str(rest);
-}
+pub(crate) use crate::envelope::Text;
 
 /// An attempt's error: its `type` and `message`.
 #[derive(Debug, Clone, Copy)]

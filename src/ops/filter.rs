@@ -7,12 +7,11 @@ use memchr::memmem;
 use regex::Regex;
 use serde::Serialize;
 
-use super::fields::{EnvelopeView, RangeView, TapeView};
+use super::fields::{with_view, EnvelopeView};
 use super::fingerprint::{Fingerprint, Fingerprinter};
 use super::jq::{EvalSlot, EvalWatch, Where, WhereVerdict};
-use crate::envelope::{EnvelopeRules, SinglePass, Top, Verdict};
-use crate::framing::{Line, LineKind};
-use crate::json::JsonParser;
+use crate::envelope::{Checker, EnvelopeRules};
+use crate::framing::Line;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
 /// A glob of `*` (any run of characters, the empty one included) and `?` (exactly one
@@ -365,11 +364,9 @@ pub struct FilterNotes {
 }
 
 /// A worker's reusable state.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct FilterWorker {
-    parser: JsonParser,
-    verdict: Verdict,
-    single: SinglePass,
+    checker: Checker,
     scratch: Scratch,
     /// This worker's slot in [`FilterOp::watch`].
     slot: Option<Arc<EvalSlot>>,
@@ -521,8 +518,11 @@ impl LineOperation for FilterOp {
 
     fn worker(&self) -> Self::Worker {
         FilterWorker {
+            // The predicates compare texts: a line whose strings hold escapes is read from
+            // its tape, which decodes them.
+            checker: super::checker(&self.rules, self.max_line_bytes).with_plain_texts(),
+            scratch: Scratch::default(),
             slot: self.watch.as_ref().map(|watch| watch.slot()),
-            ..FilterWorker::default()
         }
     }
 
@@ -549,45 +549,20 @@ impl LineOperation for FilterOp {
         out: &mut ChunkOutput<FilterTally>,
     ) -> Action {
         let SourceLine { source, line } = line;
-        // The usual line, valid with nothing to warn about and no escape in the fields the
-        // predicates read, is matched on what the single pass recorded; any other on its tape.
-        if line.kind != LineKind::TooLong {
-            if let Some(clean) = self.rules.clean(&mut w.single, line.content) {
-                let fields = w.single.fields();
-                if fields.plain {
-                    let view = RangeView {
-                        line: line.content,
-                        fields,
-                    };
-                    let matches = self
-                        .predicates
-                        .matches(&view, clean.version, &mut w.scratch);
-                    return self.keep(matches, (source, &line), w.slot.as_deref(), out);
-                }
-            }
-        }
-        let doc = super::judge(
-            &self.rules,
-            &mut w.parser,
-            &line,
-            self.max_line_bytes,
-            &mut w.verdict,
-        );
-        match doc {
-            Some(doc) if w.verdict.is_valid() => {
-                // A valid line has a supported version.
-                let version = w.verdict.version.unwrap_or(1);
-                let view = TapeView(Top::of(doc.root()));
-                let matches = self.predicates.matches(&view, version, &mut w.scratch);
-                // Counted on every valid line, kept or filtered out (the summary's rule).
-                out.summary.tally_warnings(&w.verdict.warnings);
-                self.keep(matches, (source, &line), w.slot.as_deref(), out)
-            }
-            _ => {
-                let at = super::position(source, &line);
-                super::reject(&w.verdict, at, &line, out, self.write_rejects)
-            }
-        }
+        let checked = w.checker.check_line(&line);
+        let Some(envelope) = checked.envelope() else {
+            let at = super::position(source, &line);
+            return super::reject(checked.verdict(), at, &line, out, self.write_rejects);
+        };
+        // Counted on every valid line, kept or filtered out (the summary's rule).
+        out.summary.tally_warnings(envelope.warnings());
+        let version = envelope.version();
+        let matches = with_view!(envelope, |view| self.predicates.matches(
+            view,
+            version,
+            &mut w.scratch
+        ));
+        self.keep(matches, (source, &line), w.slot.as_deref(), out)
     }
 }
 
@@ -656,8 +631,20 @@ mod tests {
 
 #[cfg(test)]
 mod single_pass_tests {
+    use super::super::fields::{RangeView, TapeView};
     use super::*;
+    use crate::envelope::{SinglePass, Top, Verdict};
+    use crate::json::JsonParser;
     use crate::RuleOptions;
+
+    /// What the test reads lines with: the single pass and the tape side by side.
+    #[derive(Default)]
+    struct Readers {
+        single: SinglePass,
+        parser: JsonParser,
+        verdict: Verdict,
+        scratch: Scratch,
+    }
 
     /// Predicates of every kind, built from the envelope's own values (so that some match) and
     /// from values it does not have.
@@ -739,7 +726,7 @@ mod single_pass_tests {
     #[test]
     fn predicates_match_the_same_on_the_ranges_and_on_the_tape() {
         let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
-        let mut w = FilterWorker::default();
+        let mut w = Readers::default();
         let (mut compared, mut lines) = (0, 0);
         for version in [1, 2] {
             for line in crate::generate::test_lines(21, version, 0.1, 1500) {

@@ -4,9 +4,9 @@
 use crate::chokaq::{ChokaqOptions, Importer};
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::envelope::SUPPORTED_VERSIONS;
-use crate::envelope::{Clean, EnvelopeRules, SinglePass, Verdict};
-use crate::framing::LineKind;
-use crate::json::{Document, JsonParser};
+use crate::envelope::{Checked, Checker, Clean, EnvelopeRules, SinglePass, Verdict};
+use crate::framing::{Line, LineKind};
+use crate::json::JsonParser;
 use crate::migrate::{MigrateError, Migration, Migrator};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 use crate::report::{self, Position};
@@ -46,17 +46,17 @@ pub struct MigrateOp {
 }
 
 /// A worker's reusable state.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct MigrateWorker {
-    /// Settles the usual line, recording where the migration's edits go.
-    single: SinglePass,
-    parser: JsonParser,
-    verdict: Verdict,
+    /// Judges lines, recording where the migration's edits go when the single pass settles
+    /// one.
+    checker: Checker,
     migrator: Migrator,
-    /// For ChokaQ rows: the importer, the row's parser, the imported envelope and the row's
-    /// warnings.
+    /// For ChokaQ rows: the importer, the row's parser, what is wrong with the row, the
+    /// imported envelope and the row's warnings.
     importer: Option<Importer>,
     row_parser: JsonParser,
+    row_verdict: Verdict,
     envelope: Vec<u8>,
     row_warnings: Vec<Diagnostic>,
 }
@@ -72,42 +72,36 @@ impl LineOperation for MigrateOp {
                 Some(Importer::new(options.clone(), self.rules.options()))
             }
         };
-        let mut single = SinglePass::default();
-        single.record_shape();
+        let mut checker = super::checker(&self.rules, self.max_line_bytes);
+        checker.record_shape();
         MigrateWorker {
-            single,
+            checker,
+            migrator: Migrator::default(),
             importer,
-            ..MigrateWorker::default()
+            row_parser: JsonParser::new(),
+            row_verdict: Verdict::default(),
+            envelope: Vec::new(),
+            row_warnings: Vec::new(),
         }
     }
 
     fn apply(&self, w: &mut MigrateWorker, line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
         let SourceLine { source, line } = line;
         let at = super::position(source, &line);
-        w.verdict.clear();
-        if line.kind == LineKind::TooLong {
-            let diagnostic = Diagnostic::line_too_long(line.len, self.max_line_bytes);
-            w.verdict.errors.push(diagnostic);
-            return super::reject(&w.verdict, at, &line, out, self.write_rejects);
+        if w.importer.is_some() && line.kind != LineKind::TooLong {
+            return self.import_row(w, at, &line, out);
         }
-        let emitted = if w.importer.is_some() {
-            self.import_row(w, at, line.content, out)
-        } else if self.migrate_clean(w, line.content, &mut out.primary) {
-            // The usual line, valid with nothing to warn about or refuse, migrated from what
-            // the single pass recorded; any other goes the tape path, which says why.
-            true
-        } else {
-            let MigrateWorker {
-                parser,
-                verdict,
-                migrator,
-                ..
-            } = w;
-            let doc = self.rules.check_line(parser, line.content, verdict);
-            self.migrate_valid(at, line.content, doc, verdict, migrator, out)
-        };
-        if !emitted {
-            return super::reject(&w.verdict, at, &line, out, self.write_rejects);
+        let checked = w.checker.check_line(&line);
+        // The usual line, valid with nothing to warn about or refuse, is migrated from what
+        // the single pass recorded; any other goes the tape path, which says why.
+        if let Some((clean, single)) = checked.single_pass() {
+            if self.migrate_clean(clean, single, line.content, &mut w.migrator, out) {
+                return Action::Emit;
+            }
+        }
+        let mut checked = checked.on_tape();
+        if !self.migrate_valid(at, line.content, &mut checked, &mut w.migrator, out) {
+            return super::reject(checked.verdict(), at, &line, out, self.write_rejects);
         }
         Action::Emit
     }
@@ -147,48 +141,61 @@ impl MigrateOp {
         &self,
         w: &mut MigrateWorker,
         at: Position<'_>,
-        row: &[u8],
+        line: &Line<'_>,
         out: &mut ChunkOutput,
-    ) -> bool {
+    ) -> Action {
         let MigrateWorker {
-            parser,
-            verdict,
+            checker,
             migrator,
             importer,
             row_parser,
+            row_verdict,
             envelope,
             row_warnings,
-            ..
         } = w;
         let importer = importer.as_mut().expect("a ChokaQ source has an importer");
         envelope.clear();
         row_warnings.clear();
-        let Some(doc) = row_parser.parse(row, &mut verdict.errors) else {
-            return false;
+        row_verdict.clear();
+        let row = line.content;
+        let imported = match row_parser.parse(row, &mut row_verdict.errors) {
+            Some(doc) => {
+                importer.import(row, &doc, envelope, &mut row_verdict.errors, row_warnings)
+            }
+            None => false,
         };
-        if !importer.import(row, &doc, envelope, &mut verdict.errors, row_warnings) {
-            return false;
+        if !imported {
+            return super::reject(row_verdict, at, line, out, self.write_rejects);
         }
-        let doc = self.rules.check_line(parser, envelope, verdict);
+        let mut checked = checker.check_on_tape(envelope);
+        let (verdict, _) = checked.verdict_mut();
         verdict.warnings.splice(0..0, row_warnings.drain(..));
-        self.migrate_valid(at, envelope, doc, verdict, migrator, out)
+        if !self.migrate_valid(at, envelope, &mut checked, migrator, out) {
+            return super::reject(checked.verdict(), at, line, out, self.write_rejects);
+        }
+        Action::Emit
     }
 
-    /// Appends `line` and its line feed as the target version when the single pass finds it
+    /// Appends `line` and its line feed as the target version when the single pass found it
     /// clean and the step neither refuses it nor makes it too large for its queue; `false`,
     /// `out` as it was, when not.
-    fn migrate_clean(&self, w: &mut MigrateWorker, line: &[u8], out: &mut Vec<u8>) -> bool {
-        let Some(Clean { version, queue, .. }) = self.rules.clean(&mut w.single, line) else {
-            return false;
-        };
+    fn migrate_clean(
+        &self,
+        Clean { version, queue, .. }: Clean,
+        single: &SinglePass,
+        line: &[u8],
+        migrator: &mut Migrator,
+        out: &mut ChunkOutput,
+    ) -> bool {
+        let out = &mut out.primary;
         let start = out.len();
         if version == self.to {
             out.extend_from_slice(line);
         } else {
-            let Some(shape) = w.single.shape() else {
+            let Some(shape) = single.shape() else {
                 return false;
             };
-            let done = w.migrator.migrate_shape(line, shape, version, self.to, out);
+            let done = migrator.migrate_shape(line, shape, version, self.to, out);
             if done != Ok(Migration::Written) {
                 return false;
             }
@@ -208,13 +215,13 @@ impl MigrateOp {
         &self,
         at: Position<'_>,
         line: &[u8],
-        doc: Option<Document<'_>>,
-        verdict: &mut Verdict,
+        checked: &mut Checked<'_>,
         migrator: &mut Migrator,
         out: &mut ChunkOutput,
     ) -> bool {
         // Input is judged against its own version first: an invalid line is rejected, never
         // fixed (docs/migrations.md#the-principle).
+        let (verdict, doc) = checked.verdict_mut();
         let (Some(doc), true) = (doc, verdict.is_valid()) else {
             return false;
         };
@@ -226,7 +233,7 @@ impl MigrateOp {
         let start = out.primary.len();
         // A refusal (CANNOT_DOWNGRADE, MIGRATION_CONFLICT) lands in the verdict's errors.
         let errors = &mut verdict.errors;
-        if let Err(e) = migrator.migrate(line, &doc, from, self.to, &mut out.primary, errors) {
+        if let Err(e) = migrator.migrate(line, doc, from, self.to, &mut out.primary, errors) {
             // Not reached for a valid line and a supported target; still a rejection with its
             // reason, never a line lost.
             errors.push(Diagnostic::new(
@@ -271,20 +278,26 @@ mod tests {
             let (mut fast_lines, mut written) = (0, 0);
             for line in crate::generate::test_lines(5, from, 0.1, 2000) {
                 let mut tape_out = Vec::new();
-                let doc = op.rules.check_line(&mut w.parser, &line, &mut w.verdict);
-                if let (Some(doc), true) = (doc, w.verdict.is_valid()) {
-                    let (mut errors, version) = (Vec::new(), w.verdict.version.unwrap());
+                let checked = w.checker.check_on_tape(&line);
+                if let (Some(doc), true) = (checked.document(), checked.is_valid()) {
+                    let (mut errors, version) = (Vec::new(), checked.verdict().version.unwrap());
                     let done =
                         w.migrator
-                            .migrate(&line, &doc, version, to, &mut tape_out, &mut errors);
+                            .migrate(&line, doc, version, to, &mut tape_out, &mut errors);
                     if done == Ok(Migration::Written) {
                         written += 1;
                         tape_out.push(b'\n');
                     }
                 }
-                let mut fast_out = Vec::new();
-                if op.migrate_clean(&mut w, &line, &mut fast_out) {
+                drop(checked);
+                let mut fast_out = ChunkOutput::default();
+                let checked = w.checker.check(&line);
+                let Some((clean, single)) = checked.single_pass() else {
+                    continue;
+                };
+                if op.migrate_clean(clean, single, &line, &mut w.migrator, &mut fast_out) {
                     fast_lines += 1;
+                    let fast_out = fast_out.primary;
                     assert_eq!(fast_out, tape_out, "{}", String::from_utf8_lossy(&line));
                 }
             }

@@ -41,10 +41,8 @@ pub use stats::{
 };
 pub use validate::{ReportFormat, ValidateOp, ValidateWorker};
 
-use crate::diagnostic::Diagnostic;
-use crate::envelope::{EnvelopeRules, Verdict};
-use crate::framing::{Line, LineKind};
-use crate::json::{Document, JsonParser};
+use crate::envelope::{Checker, EnvelopeRules, Verdict};
+use crate::framing::Line;
 use crate::pipeline::{Action, ChunkOutput};
 use crate::report::{self, Position};
 
@@ -57,23 +55,10 @@ fn position<'a>(source: &'a str, line: &Line<'_>) -> Position<'a> {
     }
 }
 
-/// Judges a line into `verdict`: `LINE_TOO_LONG` past the reader cap (`max_line_bytes`), else
-/// what the rules say; the document when the line passed the JSON layer.
-fn judge<'p>(
-    rules: &EnvelopeRules,
-    parser: &'p mut JsonParser,
-    line: &Line<'_>,
-    max_line_bytes: usize,
-    verdict: &mut Verdict,
-) -> Option<Document<'p>> {
-    if line.kind == LineKind::TooLong {
-        verdict.clear();
-        verdict
-            .errors
-            .push(Diagnostic::line_too_long(line.len, max_line_bytes));
-        return None;
-    }
-    rules.check_line(parser, line.content, verdict)
+/// The checker an operation's worker judges lines with: `rules`, and the reader cap
+/// (`max_line_bytes`) its `LINE_TOO_LONG` message names.
+fn checker(rules: &EnvelopeRules, max_line_bytes: usize) -> Checker {
+    Checker::new(rules.clone()).with_max_line_bytes(max_line_bytes)
 }
 
 /// Counts a rejected line's codes and, with `write_rejects`, writes its reject record.

@@ -10,9 +10,8 @@ use std::sync::Mutex;
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::envelope::formats::{is_name, parse_timestamp, timestamp_bytes};
-use crate::envelope::{Clean, EnvelopeRules, SinglePass, Verdict};
-use crate::framing::LineKind;
-use crate::json::{Document, JsonParser};
+use crate::envelope::{Checker, Clean, EnvelopeRules, SinglePass, Verdict};
+use crate::json::Document;
 use crate::migrate::edits::Edits;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
@@ -186,11 +185,9 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 }
 
 /// A worker's reusable state.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct RedriveWorker {
-    parser: JsonParser,
-    verdict: Verdict,
-    single: SinglePass,
+    checker: Checker,
     nodes: Vec<(usize, usize)>,
     edits: Edits,
 }
@@ -225,7 +222,11 @@ impl LineOperation for RedriveOp {
     type Tally = RedriveTally;
 
     fn worker(&self) -> Self::Worker {
-        RedriveWorker::default()
+        RedriveWorker {
+            checker: super::checker(&self.rules, self.max_line_bytes),
+            nodes: Vec::new(),
+            edits: Edits::default(),
+        }
     }
 
     fn apply(
@@ -236,26 +237,24 @@ impl LineOperation for RedriveOp {
     ) -> Action {
         let SourceLine { source, line } = line;
         let RedriveWorker {
-            parser,
-            verdict,
-            single,
+            checker,
             nodes,
             edits,
         } = w;
+        let checked = checker.check_line(&line);
         // The usual line, a valid DEAD envelope with nothing to warn about, is rewritten from
         // what the single pass read; any other goes the tape path, which says why.
-        if line.kind != LineKind::TooLong {
-            if let Some(clean) = self.rules.clean(single, line.content) {
-                if let Some(target) = self.clean_target(line.content, &clean, single) {
-                    if self.rewrite(line.content, &target, edits, out).is_ok() {
-                        return Action::Emit;
-                    }
+        if let Some((clean, single)) = checked.single_pass() {
+            if let Some(target) = self.clean_target(line.content, &clean, single) {
+                if self.rewrite(line.content, &target, edits, out).is_ok() {
+                    return Action::Emit;
                 }
             }
         }
-        let doc = super::judge(&self.rules, parser, &line, self.max_line_bytes, verdict);
+        let mut checked = checked.on_tape();
+        let (verdict, doc) = checked.verdict_mut();
         if let (Some(doc), true) = (doc, verdict.is_valid()) {
-            if let Some(target) = self.tape_target(line.content, &doc, nodes, verdict) {
+            if let Some(target) = self.tape_target(line.content, doc, nodes, verdict) {
                 match self.rewrite(line.content, &target, edits, out) {
                     Ok(()) => {
                         out.summary.tally_warnings(&verdict.warnings);
@@ -266,7 +265,7 @@ impl LineOperation for RedriveOp {
             }
         }
         let at = super::position(source, &line);
-        super::reject(verdict, at, &line, out, self.write_rejects)
+        super::reject(checked.verdict(), at, &line, out, self.write_rejects)
     }
 
     fn settle(&self, out: &mut ChunkOutput<RedriveTally>) {
@@ -491,9 +490,10 @@ mod tests {
     /// The tape path's output for `line`: the redriven line, or nothing.
     fn by_tape(op: &RedriveOp, w: &mut RedriveWorker, line: &[u8]) -> Vec<u8> {
         let mut out = ChunkOutput::default();
-        let doc = op.rules.check_line(&mut w.parser, line, &mut w.verdict);
-        if let (Some(doc), true) = (doc, w.verdict.is_valid()) {
-            if let Some(target) = op.tape_target(line, &doc, &mut w.nodes, &mut w.verdict) {
+        let mut checked = w.checker.check_on_tape(line);
+        let (verdict, doc) = checked.verdict_mut();
+        if let (Some(doc), true) = (doc, verdict.is_valid()) {
+            if let Some(target) = op.tape_target(line, doc, &mut w.nodes, verdict) {
                 let _ = op.rewrite(line, &target, &mut w.edits, &mut out);
             }
         }
@@ -514,15 +514,16 @@ mod tests {
         spread.max_redrives = Some(2);
         ops.push(spread);
         for op in &ops {
-            let mut w = RedriveWorker::default();
+            let mut w = op.worker();
             let (mut fast_lines, mut dead) = (0, 0);
             for version in [1, 2] {
                 for line in crate::generate::test_lines(9, version, 0.1, 2000) {
                     let tape_out = by_tape(op, &mut w, &line);
                     dead += usize::from(!tape_out.is_empty());
                     let mut fast_out = ChunkOutput::default();
-                    if let Some(clean) = op.rules.clean(&mut w.single, &line) {
-                        if let Some(target) = op.clean_target(&line, &clean, &w.single) {
+                    let checked = w.checker.check(&line);
+                    if let Some((clean, single)) = checked.single_pass() {
+                        if let Some(target) = op.clean_target(&line, &clean, single) {
                             if op
                                 .rewrite(&line, &target, &mut w.edits, &mut fast_out)
                                 .is_ok()

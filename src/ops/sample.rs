@@ -10,9 +10,7 @@ use foldhash::fast::FixedState;
 use rand_pcg::rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::envelope::{EnvelopeRules, SinglePass, Verdict};
-use crate::framing::LineKind;
-use crate::json::JsonParser;
+use crate::envelope::{Checker, EnvelopeRules};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
 /// The `sample` operation: nothing is written while the lines stream; [`SampleOp::take_sample`]
@@ -115,11 +113,9 @@ impl SampleOp {
 }
 
 /// A worker's reusable state.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SampleWorker {
-    parser: JsonParser,
-    verdict: Verdict,
-    single: SinglePass,
+    checker: Checker,
 }
 
 /// A chunk's valid lines, back to back in `bytes`, each with its range and its queue's.
@@ -134,7 +130,9 @@ impl LineOperation for SampleOp {
     type Tally = SampleTally;
 
     fn worker(&self) -> SampleWorker {
-        SampleWorker::default()
+        SampleWorker {
+            checker: super::checker(&self.rules, self.max_line_bytes),
+        }
     }
 
     fn apply(
@@ -144,42 +142,21 @@ impl LineOperation for SampleOp {
         out: &mut ChunkOutput<SampleTally>,
     ) -> Action {
         let SourceLine { source, line } = line;
-        let start = out.tally.bytes.len();
-        let queue = if line.kind != LineKind::TooLong
-            && self.rules.clean(&mut w.single, line.content).is_some()
-        {
-            let (from, to) = w.single.fields().queue;
-            (from as usize, to as usize)
-        } else {
-            let doc = super::judge(
-                &self.rules,
-                &mut w.parser,
-                &line,
-                self.max_line_bytes,
-                &mut w.verdict,
-            );
-            let queue = match (&doc, w.verdict.is_valid()) {
-                (Some(doc), true) => doc.root().get("queue").and_then(|q| q.as_str()),
-                _ => None,
-            };
-            let Some(queue) = queue else {
-                let at = super::position(source, &line);
-                return super::reject(&w.verdict, at, &line, out, self.write_rejects);
-            };
-            out.summary.tally_warnings(&w.verdict.warnings);
-            // The queue's text (unescaped), after the line.
-            let end = start + line.content.len();
-            out.tally.bytes.extend_from_slice(line.content);
-            out.tally.bytes.extend_from_slice(queue.as_bytes());
-            let queue_end = out.tally.bytes.len();
-            out.tally.lines.push([start, end, end, queue_end]);
-            return Action::FilterOut;
+        let checked = w.checker.check_line(&line);
+        let Some(envelope) = checked.envelope() else {
+            let at = super::position(source, &line);
+            return super::reject(checked.verdict(), at, &line, out, self.write_rejects);
         };
+        out.summary.tally_warnings(envelope.warnings());
+        // The line, then its queue's text (a name: a few bytes).
+        let start = out.tally.bytes.len();
         out.tally.bytes.extend_from_slice(line.content);
         let end = out.tally.bytes.len();
         out.tally
-            .lines
-            .push([start, end, start + queue.0, start + queue.1]);
+            .bytes
+            .extend_from_slice(envelope.queue().as_bytes());
+        let queue_end = out.tally.bytes.len();
+        out.tally.lines.push([start, end, end, queue_end]);
         Action::FilterOut
     }
 

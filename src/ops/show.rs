@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use memchr::memmem;
 
-use crate::envelope::{EnvelopeRules, Verdict};
-use crate::json::{pretty, JsonParser, Value};
+use crate::envelope::{Checker, EnvelopeRules};
+use crate::json::{pretty, Value};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
 /// What `show` prints of a matching envelope.
@@ -90,10 +90,9 @@ impl ShowOp {
 }
 
 /// A worker's reusable state.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ShowWorker {
-    parser: JsonParser,
-    verdict: Verdict,
+    checker: Checker,
     payload: Vec<u8>,
     shown: Vec<u8>,
 }
@@ -104,7 +103,11 @@ impl LineOperation for ShowOp {
     type Tally = u64;
 
     fn worker(&self) -> ShowWorker {
-        ShowWorker::default()
+        ShowWorker {
+            checker: Checker::new(self.rules.clone()),
+            payload: Vec::new(),
+            shown: Vec::new(),
+        }
     }
 
     fn apply(
@@ -120,14 +123,13 @@ impl LineOperation for ShowOp {
         if !candidate || out.stop || line.line.kind != crate::framing::LineKind::Content {
             return Action::FilterOut;
         }
-        let Some(doc) = self
-            .rules
-            .check_line(&mut w.parser, content, &mut w.verdict)
-        else {
+        // On the tape: the payload's reference and the pretty form read the whole line.
+        let checked = w.checker.check_on_tape(content);
+        let Some(doc) = checked.document() else {
             return Action::FilterOut;
         };
         let root = doc.root();
-        if !w.verdict.is_valid() || root.get("id").and_then(|v| v.as_str()) != Some(&self.id) {
+        if !checked.is_valid() || root.get("id").and_then(|v| v.as_str()) != Some(&self.id) {
             return Action::FilterOut;
         }
         let start = out.primary.len();

@@ -14,13 +14,12 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use super::arrivals::{self, Arrivals, Unit};
-use super::fields::{EnvelopeView, RangeView, TapeView};
+use super::fields::{with_view, EnvelopeView, TapeView};
 use super::fingerprint::{Fingerprint, Fingerprinter};
 use crate::diagnostic::cut_text;
 use crate::envelope::formats::{push_timestamp, timestamp_bytes};
-use crate::envelope::{EnvelopeRules, SinglePass, Top, Verdict};
-use crate::framing::LineKind;
-use crate::json::{JsonParser, Value};
+use crate::envelope::{Checker, EnvelopeRules, Top};
+use crate::json::Value;
 use crate::pipeline::Summary;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
@@ -828,11 +827,9 @@ impl StatsOp {
 }
 
 /// A worker's reusable state.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct StatsWorker {
-    parser: JsonParser,
-    verdict: Verdict,
-    single: SinglePass,
+    checker: Checker,
 }
 
 impl LineOperation for StatsOp {
@@ -840,48 +837,32 @@ impl LineOperation for StatsOp {
     type Tally = Stats;
 
     fn worker(&self) -> Self::Worker {
-        StatsWorker::default()
+        StatsWorker {
+            // Groups compare texts: a line whose strings hold escapes is read from its tape,
+            // which decodes them.
+            checker: super::checker(&self.rules, self.max_line_bytes).with_plain_texts(),
+        }
     }
 
     fn apply(
         &self,
-        StatsWorker {
-            parser,
-            verdict,
-            single,
-        }: &mut Self::Worker,
+        StatsWorker { checker }: &mut Self::Worker,
         SourceLine { source, line }: SourceLine<'_>,
         out: &mut ChunkOutput<Stats>,
     ) -> Action {
-        // The usual line, valid with nothing to warn about and no escape in the fields read,
-        // is added up from what the single pass recorded; any other from its tape.
-        if line.kind != LineKind::TooLong && self.rules.clean(single, line.content).is_some() {
-            let fields = single.fields();
-            if fields.plain {
-                let view = RangeView {
-                    line: line.content,
-                    fields,
-                };
-                let (groupings, n) = self.groupings();
-                out.tally
-                    .add_envelope_grouped(&view, &groupings[..n], self.fine_arrivals);
-                return Action::Emit;
-            }
-        }
-        let doc = super::judge(&self.rules, parser, &line, self.max_line_bytes, verdict);
-        match doc {
-            Some(doc) if verdict.is_valid() => {
-                out.summary.tally_warnings(&verdict.warnings);
-                let (groupings, n) = self.groupings();
-                out.tally
-                    .add_grouped(doc.root(), &groupings[..n], self.fine_arrivals);
-                Action::Emit
-            }
-            _ => {
-                let at = super::position(source, &line);
-                super::reject(verdict, at, &line, out, self.write_rejects)
-            }
-        }
+        let checked = checker.check_line(&line);
+        let Some(envelope) = checked.envelope() else {
+            let at = super::position(source, &line);
+            return super::reject(checked.verdict(), at, &line, out, self.write_rejects);
+        };
+        out.summary.tally_warnings(envelope.warnings());
+        let (groupings, n) = self.groupings();
+        with_view!(envelope, |view| out.tally.add_envelope_grouped(
+            view,
+            &groupings[..n],
+            self.fine_arrivals
+        ));
+        Action::Emit
     }
 
     fn merge_tally(&self, tally: &mut Stats) {
@@ -948,7 +929,10 @@ mod tests {
 
 #[cfg(test)]
 mod single_pass_tests {
+    use super::super::fields::RangeView;
     use super::*;
+    use crate::envelope::{SinglePass, Verdict};
+    use crate::json::JsonParser;
     use crate::RuleOptions;
 
     /// The same lines added up from their tapes and from the single pass's ranges give the
@@ -956,7 +940,8 @@ mod single_pass_tests {
     #[test]
     fn stats_are_the_same_from_the_ranges_and_from_the_tape() {
         let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
-        let mut w = StatsWorker::default();
+        let (mut single, mut parser, mut verdict) =
+            (SinglePass::default(), JsonParser::new(), Verdict::default());
         let mut lines = Vec::new();
         for version in [1, 2] {
             for line in crate::generate::test_lines(33, version, 0.1, 1500) {
@@ -974,18 +959,16 @@ mod single_pass_tests {
         ] {
             let (mut on_tape, mut on_ranges, mut read) = (Stats::default(), Stats::default(), 0);
             for line in &lines {
-                if rules.clean(&mut w.single, line).is_none() || !w.single.fields().plain {
+                if rules.clean(&mut single, line).is_none() || !single.fields().plain {
                     continue;
                 }
                 read += 1;
                 let ranges = RangeView {
                     line,
-                    fields: w.single.fields(),
+                    fields: single.fields(),
                 };
                 on_ranges.add_envelope(&ranges, by);
-                let doc = rules
-                    .check_line(&mut w.parser, line, &mut w.verdict)
-                    .unwrap();
+                let doc = rules.check_line(&mut parser, line, &mut verdict).unwrap();
                 on_tape.add(doc.root(), by);
             }
             assert!(read > 2000, "{read}");

@@ -1,8 +1,6 @@
 //! `validate`: every line against the rules, every broken rule reported (docs/cli.md#validate).
 
-use crate::envelope::{EnvelopeRules, SinglePass, Verdict};
-use crate::framing::LineKind;
-use crate::json::JsonParser;
+use crate::envelope::{Checker, EnvelopeRules};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 use crate::report;
 
@@ -60,11 +58,9 @@ impl ValidateOp {
 }
 
 /// A worker's reusable state.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ValidateWorker {
-    parser: JsonParser,
-    verdict: Verdict,
-    single: SinglePass,
+    checker: Checker,
 }
 
 impl LineOperation for ValidateOp {
@@ -72,31 +68,19 @@ impl LineOperation for ValidateOp {
     type Tally = ();
 
     fn worker(&self) -> Self::Worker {
-        ValidateWorker::default()
+        ValidateWorker {
+            checker: super::checker(&self.rules, self.max_line_bytes),
+        }
     }
 
     fn apply(
         &self,
-        ValidateWorker {
-            parser,
-            verdict,
-            single,
-        }: &mut Self::Worker,
+        w: &mut Self::Worker,
         SourceLine { source, line }: SourceLine<'_>,
         out: &mut ChunkOutput,
     ) -> Action {
-        // The usual line, valid with nothing to report, is settled by the single pass alone.
-        if line.kind != LineKind::TooLong
-            && self.rules.clean_version(single, line.content).is_some()
-        {
-            if self.keep_valid {
-                out.secondary.extend_from_slice(line.content);
-                out.secondary.push(b'\n');
-            }
-            return Action::Emit;
-        }
-        let doc = super::judge(&self.rules, parser, &line, self.max_line_bytes, verdict);
-        let at = super::position(source, &line);
+        let checked = w.checker.check_line(&line);
+        let verdict = checked.verdict();
         let valid = verdict.is_valid();
         if valid {
             out.summary.tally_warnings(&verdict.warnings);
@@ -105,9 +89,17 @@ impl LineOperation for ValidateOp {
                 out.secondary.push(b'\n');
             }
         } else {
-            super::reject(verdict, at, &line, out, self.write_rejects);
+            super::reject(
+                verdict,
+                super::position(source, &line),
+                &line,
+                out,
+                self.write_rejects,
+            );
         }
         if !valid || (self.report_warnings && !verdict.warnings.is_empty()) {
+            let at = super::position(source, &line);
+            // Writing into a Vec cannot fail.
             let _ = match self.format {
                 ReportFormat::Human => report::write_human_styled(
                     &mut out.primary,
@@ -117,8 +109,8 @@ impl LineOperation for ValidateOp {
                     self.colour,
                 ),
                 ReportFormat::Json => {
-                    let id = doc
-                        .as_ref()
+                    let id = checked
+                        .document()
                         .and_then(|d| d.root().get("id"))
                         .and_then(|v| v.as_str());
                     report::write_json(&mut out.primary, at, id, verdict, self.report_warnings)

@@ -18,12 +18,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 #[cfg(feature = "parquet")]
 use std::sync::Mutex;
 
-use super::fields::{error_type, text, Text};
+use super::fields::Text;
 use super::fingerprint::Fingerprinter;
 use crate::envelope::formats::parse_timestamp;
-use crate::envelope::{AttemptFields, EnvelopeRules, Fields, Range32, SinglePass, Top, Verdict};
-use crate::framing::LineKind;
-use crate::json::{JsonParser, Value};
+use crate::envelope::{Checker, EnvelopeRef, EnvelopeRules};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
 /// Rows per Parquet row group: big enough for good compression and fast scans, small enough
@@ -388,25 +386,14 @@ impl ExportOp {
     /// Hands every value of a valid envelope's row to `sink`, in column order.
     fn row(
         &self,
-        envelope: &Envelope<'_>,
-        version: u32,
+        envelope: &EnvelopeRef<'_>,
         scratch: &mut RowScratch,
         mut sink: impl FnMut(usize, Cell<'_>),
     ) {
         for (column, field) in self.fields.iter().enumerate() {
-            let cell = match envelope {
-                Envelope::Tape(top) => tape_cell(field, top, version, scratch),
-                Envelope::Ranges(view) => view.cell(field, version, scratch),
-            };
-            sink(column, cell);
+            sink(column, cell(field, envelope, scratch));
         }
     }
-}
-
-/// A valid envelope, read from its tape or from what the single pass recorded.
-enum Envelope<'a> {
-    Tape(&'a Top<'a>),
-    Ranges(Ranges<'a>),
 }
 
 /// Buffers a worker reuses for the values it makes rather than borrows from the line.
@@ -415,203 +402,84 @@ struct RowScratch {
     fingerprinter: Fingerprinter,
     /// A fingerprint's hex digits.
     hex: [u8; 12],
-    /// A message with escapes, decoded.
+    /// A text with escapes, decoded.
     decoded: String,
+    /// A fingerprinted error's type with escapes, decoded.
+    kind: String,
 }
 
-/// One value of an envelope read from its tape (every string already decoded).
-fn tape_cell<'s>(
+/// One value of a valid envelope's row.
+fn cell<'s>(
     field: &ExportField,
-    top: &Top<'s>,
-    version: u32,
+    envelope: &EnvelopeRef<'s>,
     scratch: &'s mut RowScratch,
 ) -> Cell<'s> {
     use ExportField::*;
-    let last = || top.attempts.and_then(|a| a.last_element());
+    let last = envelope.last_attempt();
     match field {
-        Id => string(top.id),
-        EnvelopeVersion => Cell::Integer(i64::from(version)),
-        Queue => string(top.queue),
-        HandlerRef => string(top.handler_ref),
-        HandlerVersion => string(top.handler_version),
-        Status => string(top.status),
-        AttemptCount => integer(top.attempt_count),
-        RedriveCount => integer(top.redrive_count),
-        CreatedAt => time(top.created_at),
-        NextAttemptAt => time(top.next_attempt_at),
-        LeaseExpiresAt => time(top.lease_expires_at),
-        PayloadContentType => string(top.payload_content_type),
-        PayloadBytes => match top.payload.and_then(|p| p.as_str()) {
+        Id => Cell::Text(envelope.id()),
+        EnvelopeVersion => Cell::Integer(i64::from(envelope.version())),
+        Queue => Cell::Text(envelope.queue()),
+        HandlerRef => Cell::Text(envelope.handler_ref()),
+        HandlerVersion => optional(envelope.handler_version().map(Text::Plain), scratch),
+        Status => Cell::Text(envelope.status()),
+        // Both at most 4294967295 (the rules checked).
+        AttemptCount => Cell::Integer(envelope.attempt_count() as i64),
+        RedriveCount => Cell::Integer(envelope.redrive_count() as i64),
+        CreatedAt => time(Some(envelope.created_at())),
+        NextAttemptAt => time(envelope.next_attempt_at()),
+        LeaseExpiresAt => time(envelope.lease_expires_at()),
+        PayloadContentType => Cell::Text(envelope.payload_content_type()),
+        PayloadBytes => match envelope.payload() {
             Some(base64) => Cell::Integer(decoded_len(base64.len(), base64.as_bytes())),
             None => Cell::Null,
         },
-        Source => match version {
-            1 => string(top.headers.and_then(|h| h.get("rdq.source"))),
-            _ => string(top.origin.and_then(|o| o.get("source"))),
+        Source => match envelope.version() {
+            1 => optional(envelope.header("rdq.source"), scratch),
+            _ => optional(envelope.origin_source(), scratch),
         },
-        Header(key) => string(top.headers.and_then(|h| h.get(key))),
-        LastOutcome => string(last().and_then(|a| a.get("outcome"))),
-        LastErrorType => match last().and_then(error_type) {
-            Some(kind) => Cell::Text(kind),
-            None => Cell::Null,
-        },
-        LastErrorMessage => string(
-            last()
-                .and_then(|a| a.get("error"))
-                .and_then(|e| e.get("message")),
-        ),
-        LastStartedAt => time(last().and_then(|a| a.get("started_at"))),
-        LastFinishedAt => time(last().and_then(|a| a.get("finished_at"))),
-        Fingerprint => match last_error(top) {
-            Some((kind, message)) => fingerprint(scratch, kind, Text::Plain(message)),
+        Header(key) => optional(envelope.header(key), scratch),
+        LastOutcome => optional(last.and_then(|a| a.outcome()).map(Text::Plain), scratch),
+        LastErrorType => optional(last.and_then(|a| a.error()).map(|e| e.kind), scratch),
+        LastErrorMessage => optional(last.and_then(|a| a.error()).map(|e| e.message), scratch),
+        LastStartedAt => time(last.map(|a| a.started_at())),
+        LastFinishedAt => time(last.and_then(|a| a.finished_at())),
+        // docs/cli.md#fingerprints: the last attempt that has an error.
+        Fingerprint => match envelope.attempts().filter_map(|a| a.error()).last() {
+            Some(error) => fingerprint(scratch, error.kind, error.message),
             None => Cell::Null,
         },
     }
 }
 
-/// The fingerprint of an error, as text in `scratch`.
-fn fingerprint<'s>(scratch: &'s mut RowScratch, kind: &str, message: Text<'_>) -> Cell<'s> {
-    let (fingerprint, _) = scratch.fingerprinter.fingerprint(kind, message);
-    scratch.hex = fingerprint.hex();
-    Cell::Text(std::str::from_utf8(&scratch.hex).unwrap_or_default())
-}
-
-/// An envelope the single pass accepted with no escape in the strings it recorded
-/// ([`Fields::plain`]): each range's bytes are its text, but an error message's, which may
-/// still hold escapes (decoded here).
-struct Ranges<'a> {
-    line: &'a [u8],
-    fields: &'a Fields,
-}
-
-impl<'a> Ranges<'a> {
-    fn text(&self, (start, end): Range32) -> &'a str {
-        // The single pass accepted the line, so it is UTF-8 and a string's content too.
-        std::str::from_utf8(&self.line[start as usize..end as usize]).unwrap_or_default()
-    }
-
-    fn optional(&self, range: Option<Range32>) -> Cell<'a> {
-        match range {
-            Some(range) => Cell::Text(self.text(range)),
-            None => Cell::Null,
-        }
-    }
-
-    fn time(&self, range: Option<Range32>) -> Cell<'a> {
-        let Some(range) = range else {
-            return Cell::Null;
-        };
-        let text = self.text(range);
-        parse_timestamp(text).map_or(Cell::Null, |ms| Cell::Time(text, ms))
-    }
-
-    fn header(&self, key: &str) -> Option<Range32> {
-        let line = self.line;
-        let found = self
-            .fields
-            .headers
-            .iter()
-            .find(|((start, end), _)| &line[*start as usize..*end as usize] == key.as_bytes());
-        found.map(|(_, value)| *value)
-    }
-
-    fn message(&self, attempt: &AttemptFields) -> Text<'a> {
-        let message = self.text(attempt.error_message);
-        match attempt.message_escaped {
-            true => Text::Escaped(message),
-            false => Text::Plain(message),
-        }
-    }
-
-    fn cell<'s>(&self, field: &ExportField, version: u32, scratch: &'s mut RowScratch) -> Cell<'s>
-    where
-        'a: 's,
-    {
-        use ExportField::*;
-        let f = self.fields;
-        let last = f.attempts.last();
-        match field {
-            Id => Cell::Text(self.text(f.id)),
-            EnvelopeVersion => Cell::Integer(i64::from(version)),
-            Queue => Cell::Text(self.text(f.queue)),
-            HandlerRef => Cell::Text(self.text(f.handler_ref)),
-            HandlerVersion => self.optional(f.handler_version),
-            Status => Cell::Text(self.text(f.status)),
-            // Both at most 4294967295 (the single pass checked).
-            AttemptCount => Cell::Integer(f.attempt_count as i64),
-            RedriveCount => Cell::Integer(f.redrive_count as i64),
-            CreatedAt => self.time(Some(f.created_at)),
-            NextAttemptAt => self.time(f.next_attempt_at),
-            LeaseExpiresAt => self.time(f.lease_expires_at),
-            PayloadContentType => Cell::Text(self.text(f.payload_content_type)),
-            PayloadBytes => match f.payload {
-                Some((start, end)) => {
-                    let base64 = &self.line[start as usize..end as usize];
-                    Cell::Integer(decoded_len(base64.len(), base64))
-                }
-                None => Cell::Null,
-            },
-            Source => match version {
-                1 => self.optional(self.header("rdq.source")),
-                _ => self.optional(f.origin_source),
-            },
-            Header(key) => self.optional(self.header(key)),
-            LastOutcome => self.optional(last.and_then(|a| a.outcome)),
-            LastErrorType => self.optional(last.and_then(|a| a.error_type)),
-            LastErrorMessage => match last.filter(|a| a.error_type.is_some()) {
-                Some(attempt) => Cell::Text(self.message(attempt).decode(&mut scratch.decoded)),
-                None => Cell::Null,
-            },
-            LastStartedAt => self.time(last.map(|a| a.started_text)),
-            LastFinishedAt => self.time(last.and_then(|a| a.finished_text)),
-            Fingerprint => {
-                let with_error = f.attempts.iter().rev().find(|a| a.error_type.is_some());
-                match with_error {
-                    Some(attempt) => {
-                        let kind = self.text(attempt.error_type.unwrap_or_default());
-                        fingerprint(scratch, kind, self.message(attempt))
-                    }
-                    None => Cell::Null,
-                }
-            }
-        }
-    }
-}
-
-fn string(value: Option<Value<'_>>) -> Cell<'_> {
-    match value.and_then(|v| v.as_str()) {
-        Some(s) => Cell::Text(s),
+/// A text cell, decoded into `scratch` when it holds escapes (an error message: the views of
+/// `export` decode every other text).
+fn optional<'s>(text: Option<Text<'s>>, scratch: &'s mut RowScratch) -> Cell<'s> {
+    match text {
+        Some(text) => Cell::Text(text.decode(&mut scratch.decoded)),
         None => Cell::Null,
     }
 }
 
-fn time(value: Option<Value<'_>>) -> Cell<'_> {
-    match value.and_then(|v| v.as_str()) {
+/// A timestamp cell: its text and time.
+fn time(text: Option<&str>) -> Cell<'_> {
+    match text {
         Some(s) => parse_timestamp(s).map_or(Cell::Null, |ms| Cell::Time(s, ms)),
         None => Cell::Null,
     }
 }
 
-fn integer(value: Option<Value<'_>>) -> Cell<'static> {
-    match value
-        .and_then(|v| v.as_integer())
-        .and_then(|n| i64::try_from(n).ok())
-    {
-        Some(n) => Cell::Integer(n),
-        None => Cell::Null,
-    }
-}
-
-/// The type and message of the last attempt that has an error (docs/cli.md#fingerprints).
-fn last_error<'a>(top: &Top<'a>) -> Option<(&'a str, &'a str)> {
-    let attempts = top.attempts?.elements();
-    attempts
-        .filter_map(|a| {
-            let error = a.get("error")?;
-            let kind = error.get("type")?.as_str()?;
-            Some((kind, text(error.get("message"))))
-        })
-        .last()
+/// The fingerprint of an error, as text in `scratch`.
+fn fingerprint<'s>(scratch: &'s mut RowScratch, kind: Text<'_>, message: Text<'_>) -> Cell<'s> {
+    let RowScratch {
+        fingerprinter,
+        hex,
+        kind: decoded_kind,
+        ..
+    } = scratch;
+    let (fingerprint, _) = fingerprinter.fingerprint(kind.decode(decoded_kind), message);
+    *hex = fingerprint.hex();
+    Cell::Text(std::str::from_utf8(hex).unwrap_or_default())
 }
 
 /// The decoded length of canonical padded base64 (the rules accepted it): three bytes per four
@@ -744,9 +612,7 @@ struct Scratch {
 /// A worker's reusable state.
 #[derive(Debug)]
 pub struct ExportWorker {
-    parser: JsonParser,
-    verdict: Verdict,
-    single: SinglePass,
+    checker: Checker,
     scratch: Scratch,
     csv: CsvRow,
 }
@@ -805,9 +671,9 @@ impl LineOperation for ExportOp {
 
     fn worker(&self) -> ExportWorker {
         ExportWorker {
-            parser: JsonParser::new(),
-            verdict: Verdict::default(),
-            single: SinglePass::default(),
+            // A row holds texts: a line whose strings hold escapes (but for its error
+            // messages, decoded in the row) is read from its tape, which decodes them.
+            checker: super::checker(&self.rules, self.max_line_bytes).with_plain_texts(),
             scratch: Scratch::default(),
             csv: CsvRow::new(self.format),
         }
@@ -821,42 +687,16 @@ impl LineOperation for ExportOp {
     ) -> Action {
         let SourceLine { source, line } = line;
         let ExportWorker {
-            parser,
-            verdict,
-            single,
+            checker,
             scratch,
             csv,
         } = w;
-        // The usual line, valid with nothing to warn about and no escape in the strings the
-        // single pass records, is read from those records; any other from its tape.
-        let clean = match line.kind {
-            LineKind::TooLong => None,
-            _ => self.rules.clean(single, line.content),
+        let checked = checker.check_line(&line);
+        let Some(envelope) = checked.envelope() else {
+            let at = super::position(source, &line);
+            return super::reject(checked.verdict(), at, &line, out, self.write_rejects);
         };
-        let (doc, top);
-        let envelope;
-        let version;
-        match clean {
-            Some(clean) if single.fields().plain => {
-                version = clean.version;
-                envelope = Envelope::Ranges(Ranges {
-                    line: line.content,
-                    fields: single.fields(),
-                });
-            }
-            _ => {
-                doc = super::judge(&self.rules, parser, &line, self.max_line_bytes, verdict);
-                let Some(doc) = doc.as_ref().filter(|_| verdict.is_valid()) else {
-                    let at = super::position(source, &line);
-                    return super::reject(verdict, at, &line, out, self.write_rejects);
-                };
-                out.summary.tally_warnings(&verdict.warnings);
-                // A valid line has a supported version.
-                version = verdict.version.unwrap_or(1);
-                top = Top::of(doc.root());
-                envelope = Envelope::Tape(&top);
-            }
-        }
+        out.summary.tally_warnings(envelope.warnings());
         match self.format {
             ExportFormat::Parquet => {
                 let tally = &mut out.tally;
@@ -865,7 +705,7 @@ impl LineOperation for ExportOp {
                         .columns
                         .resize_with(self.fields.len(), ColumnValues::default);
                 }
-                self.row(&envelope, version, &mut scratch.row, |column, cell| {
+                self.row(&envelope, &mut scratch.row, |column, cell| {
                     tally.columns[column].push(cell);
                 });
                 tally.rows += 1;
@@ -875,7 +715,7 @@ impl LineOperation for ExportOp {
                 let neutralize = self.neutralize_formulas;
                 // An integer's decimal digits, on the stack.
                 let mut digits = itoa::Buffer::new();
-                self.row(&envelope, version, &mut scratch.row, |_, cell| match cell {
+                self.row(&envelope, &mut scratch.row, |_, cell| match cell {
                     Cell::Null => csv.field(row, b""),
                     // Only text comes from outside as it is: a timestamp has the envelope's
                     // fixed shape (a digit first), and an integer is data, even negative.
@@ -923,10 +763,10 @@ mod tests {
     use crate::RuleOptions;
 
     /// Every value of a row, as text that tells the cells apart.
-    fn row_of(op: &ExportOp, envelope: &Envelope<'_>, version: u32) -> Vec<String> {
+    fn row_of(op: &ExportOp, envelope: &EnvelopeRef<'_>) -> Vec<String> {
         let mut scratch = RowScratch::default();
         let mut cells = Vec::new();
-        op.row(envelope, version, &mut scratch, |_, cell| {
+        op.row(envelope, &mut scratch, |_, cell| {
             cells.push(format!("{cell:?}"));
         });
         cells
@@ -944,27 +784,18 @@ mod tests {
             .collect();
         let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
         let op = ExportOp::new(rules.clone(), fields, ExportFormat::Csv).unwrap();
-        let (mut single, mut parser, mut verdict) =
-            (SinglePass::default(), JsonParser::new(), Verdict::default());
+        let mut checker = Checker::new(rules).with_plain_texts();
+        let mut parser = crate::json::JsonParser::new();
         let mut compared = 0;
         for version in [1, 2] {
             for line in crate::generate::test_lines(7, version, 0.0, 300) {
-                let Some(clean) = rules.clean(&mut single, &line) else {
-                    continue;
-                };
-                if !single.fields().plain {
+                let checked = checker.check(&line);
+                if checked.document().is_some() || !checked.is_valid() {
                     continue;
                 }
-                let ranges = Envelope::Ranges(Ranges {
-                    line: &line,
-                    fields: single.fields(),
-                });
-                let fast = row_of(&op, &ranges, clean.version);
-                let doc = rules.check_line(&mut parser, &line, &mut verdict).unwrap();
-                assert!(verdict.is_valid());
-                let top = Top::of(doc.root());
-                let tape = Envelope::Tape(&top);
-                let slow = row_of(&op, &tape, verdict.version.unwrap());
+                let fast = row_of(&op, &checked.envelope().unwrap());
+                let doc = parser.parse(&line, &mut Vec::new()).unwrap();
+                let slow = row_of(&op, &EnvelopeRef::on_tape(doc.root(), version));
                 assert_eq!(fast, slow, "{}", String::from_utf8_lossy(&line));
                 compared += 1;
             }
