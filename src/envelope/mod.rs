@@ -5,6 +5,8 @@
 
 mod attempts;
 mod checker;
+// The string formats, for the command line and the tests: not part of the API.
+#[doc(hidden)]
 pub mod formats;
 mod options;
 mod rules;
