@@ -22,7 +22,7 @@ pub use arrivals::{ArrivalBucket, Arrivals, MAX_ARRIVAL_BUCKETS};
 pub use dedupe::{DedupeOp, DedupeScan};
 pub use export::{
     ColumnType, ExportError, ExportField, ExportFormat, ExportOp, UnknownField, DEFAULT_FIELDS,
-    FIELD_NAMES, FORMULA_TRIGGERS, ROW_GROUP_BYTES, ROW_GROUP_ROWS,
+    FIELD_NAMES, FORMULA_TRIGGERS,
 };
 pub use filter::{FilterNotes, FilterOp, Glob, Predicates};
 // The command line's `--limit` writer: glue, not part of the API.
