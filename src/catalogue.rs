@@ -161,6 +161,7 @@ pub fn closest(name: &str) -> Option<ErrorCode> {
 /// assert_eq!(near("atempt_cont", names), Some("attempt_count"));
 /// assert_eq!(near("priority", names), None);
 /// ```
+#[doc(hidden)]
 pub fn near<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let (distance, best) = candidates
         .into_iter()

@@ -6,19 +6,35 @@
 //! `rdq-envelope = { path = "...", default-features = false }` and none of the command line's
 //! crates are compiled.
 //!
-//! - [`EnvelopeRules`] judges one line into a [`Verdict`]: errors and warnings, each a
-//!   [`Diagnostic`] with its [`ErrorCode`] and JSON pointer.
-//! - [`migrate::Migrator`] rewrites a valid line as another version, splicing its bytes.
-//! - [`pipeline::run`] applies a [`pipeline::LineOperation`] (the ones the command line runs
-//!   are in [`ops`]) to every line of any readers, in parallel, writing in input order.
+//! # Where to start
 //!
-//! Beside those: [`framing`] (the line reader), [`json`] (the lossless parser and its values),
-//! [`chokaq`] (the ChokaQ import), [`batch`] (folders of shards, resumable), [`io`] (readers
-//! that decompress, outputs committed all or nothing, alias checks), [`report`] (diagnostic
-//! records), [`catalogue`] (every error code explained), [`generate`] and [`schema`]. The command
-//! line is built on exactly this API; helpers only the library needs are private, and option
-//! and operation types are `#[non_exhaustive]`: start from their `Default` or `new` (whose
-//! documentation lists the defaults) and set the fields that differ.
+//! - **Judge a line**: [`EnvelopeRules::check_line`] parses one line with a reused
+//!   [`JsonParser`] and judges it into a reused [`Verdict`]: its errors and warnings, each a
+//!   [`Diagnostic`] with its [`ErrorCode`] and JSON pointer.
+//! - **Read a valid envelope's fields**: a typed, zero-copy fast path is coming here (the
+//!   per-thread checker); until then, read them from the [`Document`] `check_line` returns.
+//! - **Read a stream**: [`framing::LineReader`] turns any [`std::io::Read`] into numbered lines
+//!   with byte offsets, under a cap on line length; [`io::decompressed`] first opens gzip and
+//!   zstd streams, told from their first bytes.
+//! - **Migrate**: [`migrate::Migrator`] rewrites a valid line as another version, splicing its
+//!   bytes: every byte the migration does not change is kept.
+//! - **Run in parallel**: [`pipeline::run`] applies a [`pipeline::LineOperation`] (your own,
+//!   or one of the command line's in [`ops`]) to every line of any sources, on every core,
+//!   writing the outputs in input order.
+//!
+//! The crate's `examples/` are the programs an embedder writes first: `validate_reader` (any
+//! reader, each diagnostic with its line and pointer), `migrate_stream` (standard input to
+//! standard output in another version) and `custom_operation` (the pipeline with an operation
+//! that reads fields of each valid envelope). Run one with
+//! `cargo run --example validate_reader -- FILE`.
+//!
+//! Beside those: [`json`] (the lossless parser and its values), [`chokaq`] (the ChokaQ
+//! import), [`batch`] (folders of shards, resumable), [`io`] (readers that decompress,
+//! outputs committed all or nothing), [`report`] (diagnostic records), [`catalogue`] (every
+//! error code explained), [`generate`] and [`schema`]. The command line is built on this API;
+//! the few items that only it needs are hidden from this documentation and not part of the
+//! API. Option and operation types are `#[non_exhaustive]`: start from their `Default` or
+//! `new` (whose documentation lists the defaults) and set the fields that differ.
 //!
 //! ```
 //! use rdq_envelope::migrate::{Migration, Migrator};

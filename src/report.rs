@@ -194,6 +194,7 @@ pub fn write_reject(
 /// assert_eq!(format!("{} {}", 1, noun(1, "line")), "1 line");
 /// assert_eq!(format!("{} {}", 0, noun(0, "envelope")), "0 envelopes");
 /// ```
+#[doc(hidden)]
 pub fn noun(n: u64, singular: &str) -> String {
     match n {
         1 => singular.to_owned(),

@@ -6,6 +6,8 @@
 mod attempts;
 mod check;
 mod checker;
+// The string formats, for the command line and the tests: not part of the API.
+#[doc(hidden)]
 pub mod formats;
 mod options;
 mod rules;

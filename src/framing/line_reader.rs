@@ -40,6 +40,20 @@ pub enum LineKind {
 }
 
 /// One line of the stream, borrowed from the reader's buffer until the next call.
+///
+/// ```
+/// use rdq_envelope::framing::{LineKind, LineReader};
+///
+/// // A cap of 4 bytes: the second line is over it, and only its start is kept.
+/// let mut rdr = LineReader::with_max_line_bytes(&b"{}\r\n[1,2,3]\n"[..], 4);
+/// let line = rdr.next_line()?.expect("a line");
+/// assert_eq!((line.number, line.offset, line.len), (1, 0, 2));
+/// assert_eq!((line.content, line.kind), (&b"{}"[..], LineKind::Content));
+/// let long = rdr.next_line()?.expect("a line");
+/// assert_eq!((long.number, long.offset, long.len, long.kind), (2, 4, 7, LineKind::TooLong));
+/// assert_eq!(long.content, b"[1,2,3]");
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Line<'a> {
     /// 1-based line number within this stream, blank lines counted.
@@ -139,17 +153,42 @@ enum Next {
 
 impl<R: Read> LineReader<R> {
     /// A reader with the default cap, [`DEFAULT_MAX_LINE_BYTES`].
+    ///
+    /// ```
+    /// use rdq_envelope::framing::{LineReader, DEFAULT_MAX_LINE_BYTES};
+    ///
+    /// let rdr = LineReader::new(std::io::empty());
+    /// assert_eq!(rdr.max_line_bytes(), DEFAULT_MAX_LINE_BYTES);
+    /// ```
     pub fn new(rdr: R) -> Self {
         Self::with_max_line_bytes(rdr, DEFAULT_MAX_LINE_BYTES)
     }
 
     /// A reader whose lines longer than `max_line_bytes` (terminator excluded) are `TooLong`.
+    ///
+    /// ```
+    /// use rdq_envelope::framing::{LineKind, LineReader};
+    ///
+    /// let mut rdr = LineReader::with_max_line_bytes(&b"1234\n12345\n"[..], 4);
+    /// assert_eq!(rdr.next_line()?.map(|l| l.kind), Some(LineKind::Content));
+    /// assert_eq!(rdr.next_line()?.map(|l| l.kind), Some(LineKind::TooLong));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn with_max_line_bytes(rdr: R, max_line_bytes: usize) -> Self {
         Self::with_capacity(rdr, max_line_bytes, DEFAULT_CAPACITY)
     }
 
     /// Like [`with_max_line_bytes`](Self::with_max_line_bytes), with the initial buffer
     /// capacity given (tests use tiny ones). The buffer still grows as the cap needs.
+    ///
+    /// ```
+    /// use rdq_envelope::framing::LineReader;
+    ///
+    /// // A 1-byte buffer still returns a 9-byte line whole: it grows up to the cap.
+    /// let mut rdr = LineReader::with_capacity(&b"{\"a\":[1]}"[..], 100, 1);
+    /// assert_eq!(rdr.next_line()?.map(|l| l.content), Some(&b"{\"a\":[1]}"[..]));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn with_capacity(rdr: R, max_line_bytes: usize, initial_capacity: usize) -> Self {
         LineReader {
             rdr,
@@ -179,6 +218,19 @@ impl<R: Read> LineReader<R> {
 
     /// The next line, or `None` at end of stream (and at every call after it). Errors are the
     /// underlying reader's; after one, nothing read so far is lost and the call may be repeated.
+    ///
+    /// ```
+    /// use rdq_envelope::framing::{LineKind, LineReader};
+    ///
+    /// let mut rdr = LineReader::new(&b"{}\n \t\n"[..]);
+    /// let mut kinds = Vec::new();
+    /// while let Some(line) = rdr.next_line()? {
+    ///     kinds.push((line.number, line.kind));
+    /// }
+    /// assert_eq!(kinds, [(1, LineKind::Content), (2, LineKind::Blank)]);
+    /// assert!(rdr.next_line()?.is_none());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         debug_assert!(
             self.keep_from.is_none(),
@@ -267,21 +319,58 @@ impl<R: Read> LineReader<R> {
 
     /// Bytes of the stream consumed so far into lines (the offset reached), BOM and
     /// terminators included. At end of stream it is the stream's length.
+    ///
+    /// ```
+    /// use rdq_envelope::framing::LineReader;
+    ///
+    /// let mut rdr = LineReader::new(&b"{}\r\n[]"[..]);
+    /// rdr.next_line()?;
+    /// assert_eq!(rdr.offset(), 4);
+    /// rdr.next_line()?;
+    /// assert_eq!(rdr.offset(), 6);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn offset(&self) -> u64 {
         self.offset
     }
 
     /// Lines returned so far.
+    ///
+    /// ```
+    /// use rdq_envelope::framing::LineReader;
+    ///
+    /// let mut rdr = LineReader::new(&b"{}\n\n{}\n"[..]);
+    /// while rdr.next_line()?.is_some() {}
+    /// assert_eq!(rdr.lines(), 3);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn lines(&self) -> u64 {
         self.lines
     }
 
     /// The cap: lines with more content bytes than this are `TooLong`.
+    ///
+    /// ```
+    /// use rdq_envelope::framing::LineReader;
+    ///
+    /// assert_eq!(LineReader::with_max_line_bytes(std::io::empty(), 1024).max_line_bytes(), 1024);
+    /// ```
     pub fn max_line_bytes(&self) -> usize {
         self.max_line_bytes
     }
 
     /// The underlying reader. Bytes read from it but not yet returned in a line are lost.
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use rdq_envelope::framing::LineReader;
+    ///
+    /// let mut rdr = LineReader::new(Cursor::new(b"{}\n{}\n"));
+    /// rdr.next_line()?;
+    /// // The whole stream was read into the reader's buffer at the first call.
+    /// assert_eq!(rdr.into_inner().position(), 6);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn into_inner(self) -> R {
         self.rdr
     }

@@ -98,7 +98,21 @@ pub struct Migrator {
 }
 
 impl Migrator {
-    /// A migrator with empty buffers.
+    /// A migrator with empty buffers: make one per thread and reuse it for every line.
+    ///
+    /// ```
+    /// use rdq_envelope::migrate::{Migration, Migrator};
+    /// use rdq_envelope::JsonParser;
+    ///
+    /// let line = br#"{"envelope_version":1,"headers":{},"attempts":[]}"#;
+    /// let mut parser = JsonParser::new();
+    /// let doc = parser.parse(line, &mut Vec::new()).expect("JSON");
+    /// let (mut migrator, mut out, mut errors) = (Migrator::new(), Vec::new(), Vec::new());
+    /// // The same version: the line is copied as it is.
+    /// let done = migrator.migrate(line, &doc, 1, 1, &mut out, &mut errors);
+    /// assert_eq!(done, Ok(Migration::Written));
+    /// assert_eq!(out, line);
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
@@ -116,6 +130,32 @@ impl Migrator {
     /// as the migration needs (its version, `headers`, `origin`, `attempts`); `out` is then
     /// left as it was. The full rules are [`EnvelopeRules`](crate::EnvelopeRules)'s to check:
     /// a document that passes them always migrates or is refused.
+    ///
+    /// ```
+    /// use rdq_envelope::migrate::{MigrateError, Migration, Migrator};
+    /// use rdq_envelope::{EnvelopeRules, ErrorCode, JsonParser, RuleOptions, Verdict};
+    ///
+    /// // A version 2 envelope whose origin says more than version 1 can hold.
+    /// let v2 = br#"{"envelope_version":2,"id":"01HWT0DD088F8ENKHRJHCSSPV8","queue":"mail","handler_ref":"send","payload":"e30=","payload_content_type":"application/json","headers":{},"origin":{"source":"api","region":"eu"},"status":"PENDING","attempt_count":0,"redrive_count":0,"next_attempt_at":"2024-05-01T12:00:00.000Z","lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[]}"#;
+    /// let rules = EnvelopeRules::new(RuleOptions::default())?;
+    /// let (mut parser, mut verdict) = (JsonParser::new(), Verdict::default());
+    /// let doc = rules.check_line(&mut parser, v2, &mut verdict).expect("JSON");
+    /// assert_eq!(verdict.version, Some(2));
+    ///
+    /// let (mut migrator, mut out, mut errors) = (Migrator::new(), Vec::new(), Vec::new());
+    /// let done = migrator.migrate(v2, &doc, 2, 1, &mut out, &mut errors)?;
+    /// assert_eq!(done, Migration::Refused);
+    /// assert!(out.is_empty());
+    /// assert_eq!((errors[0].code, errors[0].path.as_str()), (ErrorCode::CannotDowngrade, "/origin/region"));
+    ///
+    /// // Upwards nothing is lost; a version that does not exist is the caller's mistake.
+    /// errors.clear();
+    /// assert_eq!(migrator.migrate(v2, &doc, 2, 2, &mut out, &mut errors)?, Migration::Written);
+    /// assert_eq!(out, v2);
+    /// let unknown = migrator.migrate(v2, &doc, 2, 3, &mut out, &mut errors);
+    /// assert_eq!(unknown, Err(MigrateError::UnsupportedVersion(3)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn migrate(
         &mut self,
         line: &[u8],

@@ -15,31 +15,33 @@ mod show;
 mod stats;
 mod validate;
 
+// Each operation's `Worker` and `Tally` (the associated types of `LineOperation`) stay
+// `pub` in their modules but are not re-exported: an embedder runs an operation, it never
+// names its per-thread state or its chunks' books.
 pub use arrivals::{ArrivalBucket, Arrivals, MAX_ARRIVAL_BUCKETS};
-pub use dedupe::{DedupeOp, DedupeScan, DedupeWorker, History, Written};
+pub use dedupe::{DedupeOp, DedupeScan};
 pub use export::{
-    ColumnType, ExportError, ExportField, ExportFormat, ExportOp, ExportTally, ExportWorker,
-    UnknownField, DEFAULT_FIELDS, FIELD_NAMES, FORMULA_TRIGGERS, ROW_GROUP_BYTES, ROW_GROUP_ROWS,
+    ColumnType, ExportError, ExportField, ExportFormat, ExportOp, UnknownField, DEFAULT_FIELDS,
+    FIELD_NAMES, FORMULA_TRIGGERS,
 };
-pub use filter::{
-    FilterNotes, FilterOp, FilterTally, FilterWorker, Glob, LimitedLines, Predicates,
-};
+pub use filter::{FilterNotes, FilterOp, Glob, Predicates};
+// The command line's `--limit` writer: glue, not part of the API.
+#[doc(hidden)]
+pub use filter::LimitedLines;
 pub use fingerprint::{normalise, Fingerprint, FINGERPRINT_VERSION};
-pub use jq::{
-    EvalSlot, EvalWatch, Running, Where, WhereError, WhereVerdict, EVAL_STACK_BYTES, MAX_DEPTH,
-    MAX_EXPR_BYTES, REFUSED,
-};
-pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
-pub use redrive::{
-    InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveReport, RedriveTally, RedriveWorker,
-};
-pub use sample::{SampleOp, SampleTally, SampleWorker};
-pub use show::{ShowOp, ShowPayload, ShowWorker};
+pub use jq::{Where, WhereError, WhereVerdict};
+// What the command line's `--where` watchdog reads (`cli/where_guard.rs`): not part of the API.
+#[doc(hidden)]
+pub use jq::{EvalWatch, Running, EVAL_STACK_BYTES};
+pub use migrate::{MigrateOp, MigrateSource};
+pub use redrive::{InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveReport};
+pub use sample::SampleOp;
+pub use show::{ShowOp, ShowPayload};
 pub use stats::{
     Bucket, CreatedRange, Day, ErrorType, FingerprintGroup, Group, GroupBy, QueueCount, Stats,
-    StatsOp, StatsOverview, StatsReport, StatsWorker, IN_FLIGHT, MAX_KEYS, NO_ATTEMPTS,
+    StatsOp, StatsOverview, StatsReport, IN_FLIGHT, MAX_KEYS, NO_ATTEMPTS,
 };
-pub use validate::{ReportFormat, ValidateOp, ValidateWorker};
+pub use validate::{ReportFormat, ValidateOp};
 
 use crate::envelope::{Checker, EnvelopeRules, Verdict};
 use crate::framing::Line;

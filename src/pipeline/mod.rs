@@ -143,6 +143,13 @@ pub enum Source {
 
 impl Source {
     /// The name diagnostics give this source (docs/cli.md#inputs: the path as given, or `<stdin>`).
+    ///
+    /// ```
+    /// use rdq_envelope::pipeline::Source;
+    ///
+    /// assert_eq!(Source::Stdin.name(), "<stdin>");
+    /// assert_eq!(Source::Path("dlq/a.jsonl".into()).name(), "dlq/a.jsonl");
+    /// ```
     pub fn name(&self) -> String {
         match self {
             Source::Stdin => "<stdin>".to_owned(),

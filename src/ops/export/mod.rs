@@ -26,10 +26,12 @@ use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
 /// Rows per Parquet row group: big enough for good compression and fast scans, small enough
 /// that a row group's buffers stay a few megabytes.
+#[cfg(feature = "parquet")]
 pub const ROW_GROUP_ROWS: usize = 64 * 1024;
 
 /// A row group is closed early once its encoded columns reach this many bytes (long error
 /// messages), so memory stays flat whatever the rows hold.
+#[cfg(feature = "parquet")]
 pub const ROW_GROUP_BYTES: usize = 64 << 20;
 
 /// The names `--fields` knows, in the order docs/cli.md#export lists them; `header.KEY`

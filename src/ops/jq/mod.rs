@@ -33,7 +33,7 @@ pub const MAX_DEPTH: usize = 10_000;
 /// The longest expression accepted, in bytes.
 pub const MAX_EXPR_BYTES: usize = 256 * 1024;
 
-/// The stack a thread that evaluates expressions needs for one nested [`MAX_DEPTH`] deep,
+/// The stack a thread that evaluates expressions needs for one nested `MAX_DEPTH` deep,
 /// with room for recursion of the expression's own definitions (measured: about 6.5 KiB a
 /// level in a release build, four times that in a debug build). Reserved, not used: a
 /// thread's stack takes memory only as deep as it goes.
