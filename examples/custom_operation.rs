@@ -10,12 +10,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use rdq_envelope::framing::LineKind;
-use rdq_envelope::json::Document;
+use rdq_envelope::envelope::Checker;
 use rdq_envelope::pipeline::{
     self, Action, ChunkOutput, LineOperation, Outputs, PipelineOptions, Source, SourceLine,
 };
-use rdq_envelope::{Diagnostic, EnvelopeRules, JsonParser, RuleOptions, Verdict};
+use rdq_envelope::{EnvelopeRules, RuleOptions};
 
 /// Envelopes and the sum of their `attempt_count`, by queue.
 type ByQueue = BTreeMap<String, (u64, u64)>;
@@ -29,56 +28,37 @@ struct QueueAttempts {
     total: Mutex<ByQueue>,
 }
 
-/// What a valid envelope tells this operation: its queue and its `attempt_count`.
-fn queue_and_attempts<'d>(doc: &'d Document<'_>) -> Option<(&'d str, u64)> {
-    let root = doc.root();
-    let queue = root.get("queue")?.as_str()?;
-    let attempts = u64::try_from(root.get("attempt_count")?.as_integer()?).ok()?;
-    Some((queue, attempts))
-}
-
 impl LineOperation for QueueAttempts {
-    /// Each worker thread parses and judges with its own parser and verdict.
-    type Worker = (JsonParser, Verdict);
+    /// Each worker thread judges lines with its own checker.
+    type Worker = Checker;
     /// What one chunk of lines adds up to.
     type Tally = ByQueue;
 
-    fn worker(&self) -> Self::Worker {
-        (JsonParser::new(), Verdict::default())
+    fn worker(&self) -> Checker {
+        Checker::new(self.rules.clone()).with_max_line_bytes(self.max_line_bytes)
     }
 
     fn apply(
         &self,
-        (parser, verdict): &mut Self::Worker,
+        checker: &mut Checker,
         line: SourceLine<'_>,
         out: &mut ChunkOutput<ByQueue>,
     ) -> Action {
-        let line = line.line;
-        let doc = if line.kind == LineKind::TooLong {
-            verdict.clear();
-            let too_long = Diagnostic::line_too_long(line.len, self.max_line_bytes);
-            verdict.errors.push(too_long);
-            None
-        } else {
-            self.rules.check_line(parser, line.content, verdict)
+        let checked = checker.check_line(&line.line);
+        let Some(envelope) = checked.envelope() else {
+            // The run's books count the codes of the rejected lines.
+            out.summary.tally_errors(&checked.verdict().errors);
+            return Action::Reject;
         };
-        match doc
-            .as_ref()
-            .filter(|_| verdict.is_valid())
-            .and_then(queue_and_attempts)
-        {
-            Some((queue, attempts)) => {
-                let entry = out.tally.entry(queue.to_owned()).or_default();
-                entry.0 += 1;
-                entry.1 += attempts;
-                Action::Emit
-            }
-            None => {
-                // The run's books count the codes of the rejected lines.
-                out.summary.tally_errors(&verdict.errors);
-                Action::Reject
-            }
-        }
+        // The queue is read in place; it is copied only the first time a chunk sees it.
+        let queue = envelope.queue();
+        let entry = match out.tally.get_mut(queue) {
+            Some(entry) => entry,
+            None => out.tally.entry(queue.to_owned()).or_default(),
+        };
+        entry.0 += 1;
+        entry.1 += envelope.attempt_count();
+        Action::Emit
     }
 
     fn merge_tally(&self, tally: &mut ByQueue) {

@@ -11,8 +11,11 @@
 //! - **Judge a line**: [`EnvelopeRules::check_line`] parses one line with a reused
 //!   [`JsonParser`] and judges it into a reused [`Verdict`]: its errors and warnings, each a
 //!   [`Diagnostic`] with its [`ErrorCode`] and JSON pointer.
-//! - **Read a valid envelope's fields**: a typed, zero-copy fast path is coming here (the
-//!   per-thread checker); until then, read them from the [`Document`] `check_line` returns.
+//! - **Judge lines fast and read their fields**: an [`envelope::Checker`] per thread judges
+//!   line after line by the fastest path that settles each (the single pass, else the tape),
+//!   says `LINE_TOO_LONG` itself, and hands back a valid envelope as an
+//!   [`envelope::EnvelopeRef`]: its ID, queue, status, counts, timestamps, headers, payload
+//!   (decoded on request) and attempts, read in place from the line.
 //! - **Read a stream**: [`framing::LineReader`] turns any [`std::io::Read`] into numbered lines
 //!   with byte offsets, under a cap on line length; [`io::decompressed`] first opens gzip and
 //!   zstd streams, told from their first bytes.
