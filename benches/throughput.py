@@ -176,6 +176,9 @@ def main():
     ap.add_argument("--callgrind-mb", type=int, default=5,
                     help="the slices' size in MB for --callgrind (default 5)")
     ap.add_argument("--invalid-rate", default="0.01")
+    ap.add_argument("--baseline", help="another rdq-envelope binary (say, the main branch's "
+                    "release build): each run of ours is also run with it, interleaved, and "
+                    "the table gives ours / baseline")
     ap.add_argument("--only", help="comma-separated: run only the runs whose names contain one "
                     "of these (and the bare parses)")
     args = ap.parse_args()
@@ -278,6 +281,15 @@ def main():
     if args.only:
         wanted = args.only.split(",") + ["bare parse"]
         runs = [r for r in runs if any(w in r[0] for w in wanted)]
+    if args.baseline:
+        # Each run of ours is followed by the baseline's, in every round: the same load.
+        twinned = []
+        for name, cmd, nbytes, base in runs:
+            twinned.append((name, cmd, nbytes, base))
+            if BIN in cmd:
+                twinned.append((f"{name} [baseline]", cmd.replace(BIN, args.baseline), nbytes,
+                                base))
+        runs = twinned
     seconds = {name: [] for name, *_ in runs}
     peaks = {name: [] for name, *_ in runs}
     for r in range(args.rounds):
@@ -309,6 +321,16 @@ def main():
     def ratio(a, b):
         if a in mbps and b in mbps:
             print(f"{a} / {b}: {mbps[a] / mbps[b]:.2f}")
+    if args.baseline:
+        print()
+        print(f"against the baseline {args.baseline} (interleaved, medians)")
+        print(f"{'run':<28} {'MB/s':>9} {'baseline':>9}  {'ours / baseline':>15}")
+        for name, *_ in runs:
+            twin = f"{name} [baseline]"
+            if twin in mbps:
+                print(f"{name:<28} {mbps[name]:9.0f} {mbps[twin]:9.0f}  "
+                      f"{mbps[name] / mbps[twin]:15.3f}")
+        print()
     ratio("validate -j2 .zst", "zstd -dc")
     for j in (1, 2):
         ratio(f"filter -j{j}", f"validate -j{j}")
