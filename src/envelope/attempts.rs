@@ -4,7 +4,7 @@
 use crate::diagnostic::{quoted, ErrorCode};
 use crate::json::{Value, ValueKind};
 
-use super::checker::{Checker, Loc, Stamp};
+use super::judge::{Judge, Loc, Stamp};
 
 /// `message` limit in UTF-8 bytes, before the truncation marker.
 pub const MESSAGE_LIMIT: usize = 4096;
@@ -47,7 +47,7 @@ struct Members<'a> {
     duration_ms: Option<Value<'a>>,
 }
 
-impl<'a> Checker<'_, '_> {
+impl<'a> Judge<'_, '_> {
     /// Checks every attempt and the rules across them.
     pub(super) fn attempts(
         &mut self,

@@ -4,8 +4,8 @@
 //! [`JsonParser`] and a [`Verdict`] and reuses both for every line.
 
 mod attempts;
-mod checker;
 pub mod formats;
+mod judge;
 mod options;
 mod rules;
 mod single_pass;

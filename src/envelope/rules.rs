@@ -5,8 +5,8 @@ use crate::diagnostic::{quoted, Diagnostic, ErrorCode};
 use crate::json::{Value, ValueKind};
 
 use super::attempts::History;
-use super::checker::{describe, Checker, Loc, Stamp};
 use super::formats;
+use super::judge::{describe, Judge, Loc, Stamp};
 use super::options::{supported_versions, RuleOptions};
 use super::Verdict;
 
@@ -96,7 +96,7 @@ pub(super) fn check(options: &RuleOptions, root: Value<'_>, line_len: usize, out
         let own = queue.filter(|q| options.queue_limits.contains_key(*q));
         out.errors.push(too_large(line_len, limit, own));
     }
-    let mut c = Checker {
+    let mut c = Judge {
         options,
         version: 1,
         out,
@@ -132,7 +132,7 @@ enum HeaderRules {
     Submit,
 }
 
-impl<'a> Checker<'_, '_> {
+impl<'a> Judge<'_, '_> {
     /// `envelope_version`: the version whose rules apply, or `None` when it ends the checks.
     fn version(&mut self, v: Option<Value<'a>>) -> Option<u32> {
         let loc = Loc::Top("envelope_version");

@@ -1,5 +1,5 @@
 //! The machinery every rule uses: where a value sits (`Loc`), a nullable timestamp (`Stamp`),
-//! and the `Checker` that collects one line's diagnostics, with the checks shared by the field
+//! and the `Judge` that collects one line's diagnostics, with the checks shared by the field
 //! rules (`rules.rs`) and the attempt rules (`attempts.rs`): strings, timestamps, integers,
 //! truncated text.
 
@@ -71,13 +71,13 @@ pub(super) fn describe(v: Value<'_>) -> &'static str {
 }
 
 /// Collects diagnostics for one line.
-pub(super) struct Checker<'o, 'v> {
+pub(super) struct Judge<'o, 'v> {
     pub(super) options: &'o RuleOptions,
     pub(super) version: u32,
     pub(super) out: &'v mut Verdict,
 }
 
-impl<'a> Checker<'_, '_> {
+impl<'a> Judge<'_, '_> {
     #[cold]
     pub(super) fn error(&mut self, code: ErrorCode, loc: Loc<'_>, message: impl Into<String>) {
         // Capped: an envelope of many bad headers or attempts lists only so many.
