@@ -8,7 +8,9 @@ pub mod formats;
 mod judge;
 mod options;
 mod rules;
+pub(crate) mod shape;
 mod single_pass;
+pub(crate) mod spans;
 #[cfg(test)]
 mod tests;
 

@@ -16,9 +16,9 @@ use super::attempts::{MESSAGE_LIMIT, STACK_LIMIT};
 use super::formats;
 use super::options::RuleOptions;
 use super::rules::Status;
+use super::shape::{removal, AttemptShape, MemberSpan, Shape, MOVED_HEADERS};
 use crate::json::stage1::{Classifier, Index};
 use crate::json::MAX_DEPTH;
-use crate::migrate::shape::{removal, AttemptShape, MemberSpan, Shape, MOVED_HEADERS};
 
 /// A worker's reusable state for the single pass: the structural index, the keys of the
 /// objects being walked (for duplicate keys) and the fields read. No allocation once grown.
