@@ -1,5 +1,5 @@
-//! The machinery every rule uses: where a value sits (`Loc`), a nullable timestamp (`Stamp`),
-//! and the `Judge` that collects one line's diagnostics, with the checks shared by the field
+//! The machinery every rule of the tape path uses: where a value sits (`Loc`), and the `Judge`
+//! that collects one line's diagnostics, with the checks shared by the field
 //! rules (`rules.rs`) and the attempt rules (`attempts.rs`): strings, timestamps, integers,
 //! truncated text.
 
@@ -7,6 +7,7 @@ use crate::diagnostic::{pointer, push_capped, quoted, Diagnostic, ErrorCode};
 use crate::json::{Value, ValueKind};
 
 use super::formats;
+use super::laws::Stamp;
 use super::options::RuleOptions;
 use super::Verdict;
 
@@ -32,31 +33,6 @@ impl Loc<'_> {
             Loc::Attempt(i) => format!("/attempts/{i}"),
             Loc::AttemptField(i, f) => format!("/attempts/{i}/{f}"),
             Loc::AttemptError(i, f) => format!("/attempts/{i}/error/{f}"),
-        }
-    }
-}
-
-/// A required-key timestamp that may be `null` (`next_attempt_at`, `finished_at`, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Stamp {
-    /// Missing or of the wrong type: rules that need it are skipped.
-    Unknown,
-    Null,
-    /// Set; the time when the text is a valid timestamp.
-    Set(Option<i64>),
-}
-
-impl Stamp {
-    pub(super) fn is_null(self) -> bool {
-        self == Stamp::Null
-    }
-    pub(super) fn is_set(self) -> bool {
-        matches!(self, Stamp::Set(_))
-    }
-    pub(super) fn time(self) -> Option<i64> {
-        match self {
-            Stamp::Set(t) => t,
-            _ => None,
         }
     }
 }

@@ -6,6 +6,7 @@
 mod attempts;
 pub mod formats;
 mod judge;
+mod laws;
 mod options;
 mod rules;
 pub(crate) mod shape;
@@ -140,9 +141,8 @@ impl EnvelopeRules {
     /// (docs/envelope.md#size-limit): for lines a command writes, such as a migration's output
     /// (docs/migrations.md#size-limits-after-migration).
     pub fn size_error(&self, queue: Option<&str>, len: usize) -> Option<Diagnostic> {
-        let limit = self.options.limit_for(queue);
-        let own = queue.filter(|q| self.options.queue_limits.contains_key(*q));
-        (len as u64 > limit).then(|| rules::too_large(len, limit, own))
+        laws::over_size_limit(&self.options, len, || queue)
+            .map(|over| rules::too_large(len, over.limit, over.queue))
     }
 
     /// Judges a document that passed the JSON layer; `line_len` is the raw line's length in
