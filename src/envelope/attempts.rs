@@ -4,37 +4,16 @@
 use crate::diagnostic::{quoted, ErrorCode};
 use crate::json::{Value, ValueKind};
 
-use super::checker::{Checker, Loc, Stamp};
+use super::judge::{Judge, Loc};
+use super::laws::{
+    self, Duration, DurationProblem, ErrorObject, History, LeaseProblem, Numbering, Outcome,
+    OutcomeProblem, Stamp,
+};
 
 /// `message` limit in UTF-8 bytes, before the truncation marker.
 pub const MESSAGE_LIMIT: usize = 4096;
 /// `stack` limit in UTF-8 bytes, before the truncation marker.
 pub const STACK_LIMIT: usize = 65_536;
-
-const OUTCOMES: [&str; 4] = [
-    "SUCCESS",
-    "RETRYABLE_FAILURE",
-    "PERMANENT_FAILURE",
-    "LEASE_EXPIRED",
-];
-
-/// What the status rules need to know of one attempt.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct AttemptFacts<'a> {
-    pub finished: Stamp,
-    /// The outcome when it is one of the four.
-    pub outcome: Option<&'a str>,
-}
-
-/// What the status rules need to know of the history.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct History<'a> {
-    pub len: usize,
-    pub any_in_flight: bool,
-    /// The last attempt, when it is an object.
-    pub last: Option<AttemptFacts<'a>>,
-    pub first_started: Option<i64>,
-}
 
 /// The members of an attempt the rules know, found in one pass.
 #[derive(Default)]
@@ -47,23 +26,16 @@ struct Members<'a> {
     duration_ms: Option<Value<'a>>,
 }
 
-impl<'a> Checker<'_, '_> {
-    /// Checks every attempt and the rules across them.
-    pub(super) fn attempts(
-        &mut self,
-        attempts: Value<'a>,
-        redrive_count: Option<i128>,
-    ) -> History<'a> {
+impl<'a> Judge<'_, '_> {
+    /// Checks every attempt and the rules across them (each in [`laws`]).
+    pub(super) fn attempts(&mut self, attempts: Value<'a>, redrive_count: Option<i128>) -> History {
         let len = attempts.len();
         let mut history = History {
-            len,
-            any_in_flight: false,
-            last: None,
-            first_started: None,
+            len: len as u64,
+            ..History::default()
         };
         let mut previous_no: Option<i128> = None;
         let mut previous_started: Option<i64> = None;
-        let mut restarts: i128 = 0;
         for (i, attempt) in attempts.elements().enumerate() {
             let is_last = i + 1 == len;
             if attempt.kind() != ValueKind::Object {
@@ -82,7 +54,7 @@ impl<'a> Checker<'_, '_> {
             let finished =
                 self.nullable_timestamp(m.finished_at, Loc::AttemptField(i, "finished_at"));
             let outcome = self.outcome(&m, i, finished);
-            self.error_object(m.error, i);
+            let error = self.error_object(m.error, i);
             if self.version >= 2 {
                 self.duration(m.duration_ms, i, started, finished);
             }
@@ -90,87 +62,88 @@ impl<'a> Checker<'_, '_> {
                 history.first_started = started;
             }
 
-            // Rule 1: numbering starts at 1 and goes up by one, or restarts at 1 after a redrive.
             if let Some(no) = no {
-                if i == 0 && no != 1 {
-                    self.bad(
-                        Loc::AttemptField(i, "attempt_no"),
-                        format!("the first attempt must be number 1, not {no}"),
-                    );
-                } else if i > 0 && no == 1 {
-                    restarts += 1;
-                // Saturating: out-of-range numbers take part too, up to i128::MAX (a fuzzer
-                // found the overflow).
-                } else if let Some(prev) = previous_no.filter(|&p| no != p.saturating_add(1)) {
-                    self.bad(
-                        Loc::AttemptField(i, "attempt_no"),
+                let loc = Loc::AttemptField(i, "attempt_no");
+                match laws::numbering(i == 0, no, previous_no) {
+                    Numbering::Next => {}
+                    Numbering::Restart => history.restarts += 1,
+                    Numbering::FirstNotOne => {
+                        self.bad(loc, format!("the first attempt must be number 1, not {no}"));
+                    }
+                    Numbering::Gap { previous } => self.bad(
+                        loc,
                         format!(
-                            "attempt {no} follows attempt {prev}: expected {} or 1",
-                            prev.saturating_add(1)
+                            "attempt {no} follows attempt {previous}: expected {} or 1",
+                            previous.saturating_add(1)
                         ),
-                    );
+                    ),
                 }
             }
             previous_no = no;
-            // Rule 2: starts never go back; a finish is not before its start.
-            if let (Some(s), Some(prev)) = (started, previous_started) {
-                if s < prev {
-                    self.bad(
-                        Loc::AttemptField(i, "started_at"),
-                        "started before the previous attempt started",
-                    );
-                }
+            if !laws::started_in_order(previous_started, started) {
+                self.bad(
+                    Loc::AttemptField(i, "started_at"),
+                    "started before the previous attempt started",
+                );
             }
             previous_started = started.or(previous_started);
-            if let (Some(f), Some(s)) = (finished.time(), started) {
-                if f < s {
-                    self.bad(
-                        Loc::AttemptField(i, "finished_at"),
-                        "finished before it started",
-                    );
-                }
+            if !laws::finished_after_start(started, finished) {
+                self.bad(
+                    Loc::AttemptField(i, "finished_at"),
+                    "finished before it started",
+                );
             }
-            // Rule 3: only the last attempt may be in flight.
-            if finished.is_null() {
-                history.any_in_flight = true;
-                if !is_last {
-                    self.bad(
-                        Loc::AttemptField(i, "finished_at"),
-                        "only the last attempt may be in flight",
-                    );
-                }
+            history.any_in_flight |= finished.is_null();
+            if !laws::in_flight_only_last(finished, is_last) {
+                self.bad(
+                    Loc::AttemptField(i, "finished_at"),
+                    "only the last attempt may be in flight",
+                );
             }
-            // Rules 4 and 5: what SUCCESS and LEASE_EXPIRED say of the record.
-            match outcome {
-                Some("SUCCESS") => {
-                    if !is_last {
-                        self.bad(
-                            Loc::AttemptField(i, "outcome"),
-                            "SUCCESS is only possible on the last attempt",
-                        );
+            if !laws::success_only_last(outcome, is_last) {
+                self.bad(
+                    Loc::AttemptField(i, "outcome"),
+                    "SUCCESS is only possible on the last attempt",
+                );
+            }
+            if !laws::success_without_error(outcome, error) {
+                self.bad(
+                    Loc::AttemptField(i, "error"),
+                    "a SUCCESS attempt carries no error",
+                );
+            }
+            if let Some(problem) = laws::lease_expired_error(outcome, error) {
+                let message = match problem {
+                    LeaseProblem::NoError => {
+                        "a LEASE_EXPIRED attempt must carry an error of type rdq.LeaseExpired"
                     }
-                    if m.error.is_some_and(|e| !e.is_null()) {
-                        self.bad(
-                            Loc::AttemptField(i, "error"),
-                            "a SUCCESS attempt carries no error",
-                        );
+                    LeaseProblem::NotLeaseType => {
+                        "a LEASE_EXPIRED attempt's error must have type rdq.LeaseExpired"
                     }
-                }
-                Some("LEASE_EXPIRED") => self.lease_expired_error(m.error, i),
-                _ => {}
+                    LeaseProblem::NoMessage => {
+                        "a LEASE_EXPIRED attempt's error must have a non-empty message"
+                    }
+                    LeaseProblem::Stack => "a LEASE_EXPIRED attempt's error has no stack",
+                };
+                self.bad(Loc::AttemptField(i, "error"), message);
             }
             if is_last {
-                history.last = Some(AttemptFacts { finished, outcome });
+                history.last_finished = finished;
+                history.last_outcome = outcome;
             }
         }
-        if let Some(redrives) = redrive_count.filter(|&r| restarts > r) {
-            self.bad(
-                Loc::Top("attempts"),
-                format!(
-                    "attempt numbering restarts {restarts} {} but redrive_count is {redrives}",
-                    crate::report::noun(u64::try_from(restarts).unwrap_or(0), "time")
-                ),
-            );
+        if let Some(redrives) = redrive_count {
+            if !laws::restarts_within(history.restarts, redrives) {
+                let restarts = history.restarts;
+                // Plural by hand: `report::noun` is a layer above the rules.
+                let times = if restarts == 1 { "time" } else { "times" };
+                self.bad(
+                    Loc::Top("attempts"),
+                    format!(
+                        "attempt numbering restarts {restarts} {times} but redrive_count is {redrives}"
+                    ),
+                );
+            }
         }
         history
     }
@@ -196,8 +169,9 @@ impl<'a> Checker<'_, '_> {
         self.error(ErrorCode::BadAttempt, loc, message);
     }
 
-    /// `outcome`: a required key, `null` exactly when `finished_at` is.
-    fn outcome(&mut self, m: &Members<'a>, i: usize, finished: Stamp) -> Option<&'a str> {
+    /// `outcome`: a required key, `null` exactly when `finished_at` is
+    /// ([`laws::outcome_when_finished`]).
+    fn outcome(&mut self, m: &Members<'a>, i: usize, finished: Stamp) -> Option<Outcome> {
         let loc = Loc::AttemptField(i, "outcome");
         let Some(v) = m.outcome else {
             self.missing(loc);
@@ -207,40 +181,46 @@ impl<'a> Checker<'_, '_> {
         let mut known = None;
         if !outcome_null {
             match v.as_str() {
-                Some(s) if OUTCOMES.contains(&s) => known = Some(s),
-                Some(s) => self.error(
-                    ErrorCode::UnknownOutcome,
-                    loc,
-                    format!(
-                        "{} is not SUCCESS, RETRYABLE_FAILURE, PERMANENT_FAILURE or LEASE_EXPIRED",
-                        quoted(s)
-                    ),
-                ),
+                Some(s) => {
+                    known = Outcome::from_name(s.as_bytes());
+                    if known.is_none() {
+                        self.error(
+                            ErrorCode::UnknownOutcome,
+                            loc,
+                            format!(
+                                "{} is not SUCCESS, RETRYABLE_FAILURE, PERMANENT_FAILURE or LEASE_EXPIRED",
+                                quoted(s)
+                            ),
+                        );
+                    }
+                }
                 None => {
                     self.wrong_type(loc, "an outcome string or null", v);
                     return None;
                 }
             }
         }
-        if finished != Stamp::Unknown && outcome_null != finished.is_null() {
-            let message = if outcome_null {
-                "a finished attempt must have an outcome"
-            } else {
-                "an attempt in flight (finished_at null) has no outcome yet"
+        if let Some(problem) = laws::outcome_when_finished(outcome_null, finished) {
+            let message = match problem {
+                OutcomeProblem::FinishedWithout => "a finished attempt must have an outcome",
+                OutcomeProblem::InFlightWith => {
+                    "an attempt in flight (finished_at null) has no outcome yet"
+                }
             };
             self.bad(loc, message);
         }
         known
     }
 
-    /// The error object of an attempt: `type`, `message`, `detail`, `stack`.
-    fn error_object(&mut self, v: Option<Value<'a>>, i: usize) {
+    /// The error object of an attempt: `type`, `message`, `detail`, `stack`; what the rules
+    /// across attempts read of it.
+    fn error_object(&mut self, v: Option<Value<'a>>, i: usize) -> ErrorObject {
         let Some(v) = v.filter(|v| !v.is_null()) else {
-            return;
+            return ErrorObject::Absent;
         };
         if v.kind() != ValueKind::Object {
             self.wrong_type(Loc::AttemptField(i, "error"), "an error object or null", v);
-            return;
+            return ErrorObject::NotAnObject;
         }
         let (mut kind, mut message, mut stack) = (None, None, None);
         for (key, value) in v.members() {
@@ -270,62 +250,45 @@ impl<'a> Checker<'_, '_> {
                 None => self.wrong_type(stack_loc, "a string or null", s),
             },
         }
-    }
-
-    /// Rule 5: a `LEASE_EXPIRED` attempt carries the lease error, with a message, no stack.
-    fn lease_expired_error(&mut self, error: Option<Value<'a>>, i: usize) {
-        let error = error.filter(|e| !e.is_null());
-        let problem = match error {
-            None => Some("a LEASE_EXPIRED attempt must carry an error of type rdq.LeaseExpired"),
-            Some(e) if e.kind() != ValueKind::Object => None, // WRONG_TYPE already says it
-            Some(e) => {
-                if e.get("type").and_then(|t| t.as_str()) != Some("rdq.LeaseExpired") {
-                    Some("a LEASE_EXPIRED attempt's error must have type rdq.LeaseExpired")
-                } else if e
-                    .get("message")
-                    .and_then(|m| m.as_str())
-                    .is_none_or(str::is_empty)
-                {
-                    Some("a LEASE_EXPIRED attempt's error must have a non-empty message")
-                } else if e.get("stack").is_some_and(|s| !s.is_null()) {
-                    Some("a LEASE_EXPIRED attempt's error has no stack")
-                } else {
-                    None
-                }
-            }
-        };
-        if let Some(problem) = problem {
-            self.bad(Loc::AttemptField(i, "error"), problem);
+        ErrorObject::Object {
+            lease_type: kind.and_then(|t| t.as_str()) == Some("rdq.LeaseExpired"),
+            message_set: message
+                .and_then(|m| m.as_str())
+                .is_some_and(|m| !m.is_empty()),
+            stack_set: stack.is_some_and(|s| !s.is_null()),
         }
     }
 
-    /// v2 `duration_ms`: `finished_at − started_at` in ms when finished, `null` in flight.
+    /// v2 `duration_ms` ([`laws::duration_v2`]).
     fn duration(&mut self, v: Option<Value<'a>>, i: usize, started: Option<i64>, finished: Stamp) {
         let loc = Loc::AttemptField(i, "duration_ms");
-        let Some(v) = v else {
-            self.missing(loc);
+        let duration = match v {
+            None => Duration::Missing,
+            Some(v) if v.is_null() => Duration::Null,
+            Some(v) => v.as_integer().map_or(Duration::Other, Duration::Integer),
+        };
+        let Some(problem) = laws::duration_v2(duration, started, finished) else {
             return;
         };
-        if v.is_null() {
-            if finished.is_set() {
+        match problem {
+            DurationProblem::Missing => self.missing(loc),
+            DurationProblem::WrongType => {
+                if let Some(v) = v {
+                    self.wrong_type(loc, "a JSON integer or null", v);
+                }
+            }
+            DurationProblem::FinishedWithout => {
                 self.bad(loc, "a finished attempt must have its duration");
             }
-            return;
-        }
-        let Some(ms) = v.as_integer() else {
-            self.wrong_type(loc, "a JSON integer or null", v);
-            return;
-        };
-        match (finished, started) {
-            (Stamp::Null, _) => self.bad(loc, "an attempt in flight has no duration yet (null)"),
-            (Stamp::Set(Some(f)), Some(s)) if ms != i128::from(f - s) => self.bad(
-                loc,
-                format!(
-                    "duration_ms is {ms} but finished_at - started_at is {} ms",
-                    f - s
-                ),
-            ),
-            _ => {}
+            DurationProblem::InFlightWith => {
+                self.bad(loc, "an attempt in flight has no duration yet (null)");
+            }
+            DurationProblem::Mismatch { ms, computed } => {
+                self.bad(
+                    loc,
+                    format!("duration_ms is {ms} but finished_at - started_at is {computed} ms"),
+                );
+            }
         }
     }
 }

@@ -1,17 +1,22 @@
 //! The envelope model and its rules (docs/envelope.md): no I/O, one line at a time.
 //!
-//! [`EnvelopeRules`] is built once from [`RuleOptions`]; each worker owns a
-//! [`JsonParser`] and a [`Verdict`] and reuses both for every line.
+//! [`EnvelopeRules`] is built once from [`RuleOptions`]; each thread owns a [`Checker`], which
+//! judges line after line by the single pass, else the tape, and hands back a valid envelope
+//! as an [`EnvelopeRef`]. The rules that relate several facts are written once, in `laws.rs`,
+//! for both paths.
 
 mod attempts;
 mod check;
-mod checker;
 // The string formats, for the command line and the tests: not part of the API.
 #[doc(hidden)]
 pub mod formats;
+mod judge;
+mod laws;
 mod options;
 mod rules;
+pub(crate) mod shape;
 mod single_pass;
+pub(crate) mod spans;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -145,9 +150,8 @@ impl EnvelopeRules {
     /// (docs/envelope.md#size-limit): for lines a command writes, such as a migration's output
     /// (docs/migrations.md#size-limits-after-migration).
     pub fn size_error(&self, queue: Option<&str>, len: usize) -> Option<Diagnostic> {
-        let limit = self.options.limit_for(queue);
-        let own = queue.filter(|q| self.options.queue_limits.contains_key(*q));
-        (len as u64 > limit).then(|| rules::too_large(len, limit, own))
+        laws::over_size_limit(&self.options, len, || queue)
+            .map(|over| rules::too_large(len, over.limit, over.queue))
     }
 
     /// Judges a document that passed the JSON layer; `line_len` is the raw line's length in

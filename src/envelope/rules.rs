@@ -4,21 +4,11 @@
 use crate::diagnostic::{quoted, Diagnostic, ErrorCode};
 use crate::json::{Value, ValueKind};
 
-use super::attempts::History;
-use super::checker::{describe, Checker, Loc, Stamp};
 use super::formats;
+use super::judge::{describe, Judge, Loc};
+use super::laws::{self, AttemptsProblem, History, Must, Stamp, Status};
 use super::options::{supported_versions, RuleOptions};
 use super::Verdict;
-
-/// An envelope's `status` (the single pass reads it too).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Status {
-    Pending,
-    InFlight,
-    Succeeded,
-    Dead,
-    Cancelled,
-}
 
 /// The top-level members the rules know, found in one pass over the object (also what the
 /// DLQ commands read: `filter`, `stats`).
@@ -91,12 +81,10 @@ pub(super) fn too_large(len: usize, limit: u64, queue: Option<&str>) -> Diagnost
 pub(super) fn check(options: &RuleOptions, root: Value<'_>, line_len: usize, out: &mut Verdict) {
     let top = Top::of(root);
     let queue = top.queue.and_then(|v| v.as_str());
-    let limit = options.limit_for(queue);
-    if line_len as u64 > limit {
-        let own = queue.filter(|q| options.queue_limits.contains_key(*q));
-        out.errors.push(too_large(line_len, limit, own));
+    if let Some(over) = laws::over_size_limit(options, line_len, || queue) {
+        out.errors.push(too_large(line_len, over.limit, over.queue));
     }
-    let mut c = Checker {
+    let mut c = Judge {
         options,
         version: 1,
         out,
@@ -132,7 +120,7 @@ enum HeaderRules {
     Submit,
 }
 
-impl<'a> Checker<'_, '_> {
+impl<'a> Judge<'_, '_> {
     /// `envelope_version`: the version whose rules apply, or `None` when it ends the checks.
     fn version(&mut self, v: Option<Value<'a>>) -> Option<u32> {
         let loc = Loc::Top("envelope_version");
@@ -158,12 +146,14 @@ impl<'a> Checker<'_, '_> {
             );
             return None;
         };
-        if let Some(required) = self.options.require_version.filter(|&r| r != version) {
-            self.error(
-                ErrorCode::UnsupportedVersion,
-                loc,
-                format!("version {version}; --require-version {required}"),
-            );
+        if let Some(required) = self.options.require_version {
+            if !laws::version_required(Some(required), version) {
+                self.error(
+                    ErrorCode::UnsupportedVersion,
+                    loc,
+                    format!("version {version}; --require-version {required}"),
+                );
+            }
         }
         Some(version)
     }
@@ -173,12 +163,7 @@ impl<'a> Checker<'_, '_> {
         self.name(top.queue, Loc::Top("queue"));
         self.name(top.handler_ref, Loc::Top("handler_ref"));
         self.handler_version(top.handler_version);
-        if self.version >= 2 {
-            self.claim_check(top);
-        } else {
-            self.payload(top.payload);
-            self.reserved_payload_ref(top.payload_ref);
-        }
+        self.payload_source(top);
         self.content_type(top.payload_content_type);
         self.headers(top.headers, HeaderRules::Envelope, true);
         if self.version >= 2 {
@@ -212,10 +197,10 @@ impl<'a> Checker<'_, '_> {
             Some(v) => Some(self.attempts(v, redrive_count)),
         };
         if let Some(status) = status {
-            self.consistency(status, next, lease, history.as_ref());
+            self.consistency(status, next, lease, history);
         }
-        if let (Some(count), Some(h)) = (attempt_count, history.as_ref()) {
-            if count > h.len as i128 {
+        if let (Some(count), Some(h)) = (attempt_count, history) {
+            if !laws::attempt_count_within(count, h.len) {
                 self.error(
                     ErrorCode::InconsistentState,
                     Loc::Top("attempt_count"),
@@ -227,7 +212,7 @@ impl<'a> Checker<'_, '_> {
             }
         }
         if self.options.warnings {
-            self.warnings(id_time, created, history.as_ref());
+            self.warnings(id_time, created, history);
         }
     }
 
@@ -275,9 +260,10 @@ impl<'a> Checker<'_, '_> {
         }
     }
 
-    fn payload(&mut self, v: Option<Value<'a>>) {
+    /// `payload` where it is the payload: a base64 string.
+    fn payload(&mut self, v: Value<'a>) {
         let loc = Loc::Top("payload");
-        if let Some(s) = self.string(v, loc) {
+        if let Some(s) = self.string(Some(v), loc) {
             if base64_simd::STANDARD.check(s.as_bytes()).is_err() {
                 self.error(
                     ErrorCode::InvalidBase64,
@@ -288,35 +274,44 @@ impl<'a> Checker<'_, '_> {
         }
     }
 
-    /// v1 (and submit): `payload_ref` is reserved, absent or `null`.
-    fn reserved_payload_ref(&mut self, v: Option<Value<'a>>) {
-        if let Some(v) = v.filter(|v| !v.is_null()) {
+    /// `payload` and `payload_ref` ([`laws::payload_source`]): in version 1 (and submit)
+    /// `payload_ref` is reserved; in version 2 a set one is a claim check that replaces
+    /// `payload` (docs/envelope.md#claim-check-payloads).
+    fn payload_source(&mut self, top: &Top<'a>) {
+        let claim_check = top.payload_ref.filter(|v| !v.is_null());
+        let problems =
+            laws::payload_source(self.version, top.payload.is_some(), claim_check.is_some());
+        if problems.missing {
+            self.missing(Loc::Top("payload"));
+        } else if problems.beside_claim_check {
+            self.error(
+                ErrorCode::InvalidPayloadRef,
+                Loc::Top("payload"),
+                "payload must be absent when payload_ref is set",
+            );
+        } else if let Some(payload) = top.payload {
+            self.payload(payload);
+        }
+        let Some(r) = claim_check else {
+            return;
+        };
+        if problems.reserved_ref {
             self.error(
                 ErrorCode::PayloadRefReserved,
                 Loc::Top("payload_ref"),
                 format!(
                     "payload_ref is reserved in version 1 and must be absent or null, found {}",
-                    describe(v)
+                    describe(r)
                 ),
             );
+        } else {
+            self.claim_check(r);
         }
     }
 
-    /// v2 claim-check: a set `payload_ref` replaces `payload`
-    /// (docs/envelope.md#claim-check-payloads).
-    fn claim_check(&mut self, top: &Top<'a>) {
-        let Some(r) = top.payload_ref.filter(|v| !v.is_null()) else {
-            self.payload(top.payload);
-            return;
-        };
+    /// A version 2 claim check's shape (docs/envelope.md#claim-check-payloads).
+    fn claim_check(&mut self, r: Value<'a>) {
         let bad = ErrorCode::InvalidPayloadRef;
-        if top.payload.is_some() {
-            self.error(
-                bad,
-                Loc::Top("payload"),
-                "payload must be absent when payload_ref is set",
-            );
-        }
         if r.kind() != ValueKind::Object {
             self.error(
                 bad,
@@ -440,13 +435,11 @@ impl<'a> Checker<'_, '_> {
     fn status(&mut self, v: Option<Value<'a>>) -> Option<Status> {
         let loc = Loc::Top("status");
         let s = self.string(v, loc)?;
-        let status = match s {
-            "PENDING" => Status::Pending,
-            "IN_FLIGHT" => Status::InFlight,
-            "SUCCEEDED" => Status::Succeeded,
-            "DEAD" => Status::Dead,
-            "CANCELLED" if self.version >= 2 => Status::Cancelled,
-            _ => {
+        let status = Status::from_name(s.as_bytes())
+            .filter(|&status| laws::status_in_version(status, self.version));
+        match status {
+            Some(status) => Some(status),
+            None => {
                 let known = if self.version >= 2 {
                     "PENDING, IN_FLIGHT, SUCCEEDED, DEAD or CANCELLED"
                 } else {
@@ -461,93 +454,43 @@ impl<'a> Checker<'_, '_> {
                         self.version
                     ),
                 );
-                return None;
+                None
             }
-        };
-        Some(status)
+        }
     }
 
-    /// docs/envelope.md#status-consistency and #cancellation: what each status says of the
-    /// timestamps and the attempts.
-    fn consistency(
-        &mut self,
-        status: Status,
-        next: Stamp,
-        lease: Stamp,
-        history: Option<&History<'a>>,
-    ) {
+    /// docs/envelope.md#status-consistency and #cancellation ([`laws::status_consistency`]).
+    fn consistency(&mut self, status: Status, next: Stamp, lease: Stamp, history: Option<History>) {
         let bad = ErrorCode::InconsistentState;
-        let name = match status {
-            Status::Pending => "PENDING",
-            Status::InFlight => "IN_FLIGHT",
-            Status::Succeeded => "SUCCEEDED",
-            Status::Dead => "DEAD",
-            Status::Cancelled => "CANCELLED",
+        let name = status.name();
+        let problems = laws::status_consistency(status, next, lease, history);
+        let must = |must: Must| match must {
+            Must::BeSet => "set",
+            Must::BeNull => "null",
         };
-        let (next_set, lease_set) = match status {
-            Status::Pending => (Some(true), false),
-            Status::InFlight => (None, true),
-            _ => (Some(false), false),
-        };
-        match next_set {
-            Some(true) if next.is_null() => self.error(
+        if let Some(m) = problems.next_attempt_at {
+            self.error(
                 bad,
                 Loc::Top("next_attempt_at"),
-                format!("a {name} task must have next_attempt_at set"),
-            ),
-            Some(false) if next.is_set() => self.error(
-                bad,
-                Loc::Top("next_attempt_at"),
-                format!("a {name} task must have next_attempt_at null"),
-            ),
-            _ => {}
+                format!("a {name} task must have next_attempt_at {}", must(m)),
+            );
         }
-        if lease_set && lease.is_null() {
+        if let Some(m) = problems.lease_expires_at {
             self.error(
                 bad,
                 Loc::Top("lease_expires_at"),
-                format!("a {name} task must have lease_expires_at set"),
-            );
-        } else if !lease_set && lease.is_set() {
-            self.error(
-                bad,
-                Loc::Top("lease_expires_at"),
-                format!("a {name} task must have lease_expires_at null"),
+                format!("a {name} task must have lease_expires_at {}", must(m)),
             );
         }
-        let Some(h) = history else {
-            return;
-        };
-        let last_in_flight = h.last.and_then(|l| match l.finished {
-            Stamp::Unknown => None,
-            f => Some(f.is_null()),
-        });
-        let last_outcome = h.last.and_then(|l| l.outcome);
-        let problem = match status {
-            Status::Pending | Status::Cancelled if h.any_in_flight => {
-                Some("no attempt may be in flight")
-            }
-            Status::InFlight | Status::Succeeded | Status::Dead if h.len == 0 => {
-                Some("there must be at least one attempt")
-            }
-            Status::InFlight if last_in_flight == Some(false) => {
-                Some("the last attempt must be in flight")
-            }
-            Status::Succeeded | Status::Dead if last_in_flight == Some(true) => {
-                Some("the last attempt must be finished")
-            }
-            Status::Succeeded
-                if last_in_flight == Some(false)
-                    && last_outcome.is_some_and(|o| o != "SUCCESS") =>
-            {
-                Some("the last attempt must have outcome SUCCESS")
-            }
-            Status::Dead if last_in_flight == Some(false) && last_outcome == Some("SUCCESS") => {
-                Some("the last attempt must not have outcome SUCCESS")
-            }
-            _ => None,
-        };
-        if let Some(problem) = problem {
+        if let Some(problem) = problems.attempts {
+            let problem = match problem {
+                AttemptsProblem::InFlight => "no attempt may be in flight",
+                AttemptsProblem::Empty => "there must be at least one attempt",
+                AttemptsProblem::LastFinished => "the last attempt must be in flight",
+                AttemptsProblem::LastInFlight => "the last attempt must be finished",
+                AttemptsProblem::LastNotSuccess => "the last attempt must have outcome SUCCESS",
+                AttemptsProblem::LastSuccess => "the last attempt must not have outcome SUCCESS",
+            };
             self.error(
                 bad,
                 Loc::Top("attempts"),
@@ -556,36 +499,25 @@ impl<'a> Checker<'_, '_> {
         }
     }
 
-    fn warnings(
-        &mut self,
-        id_time: Option<u64>,
-        created: Option<i64>,
-        history: Option<&History<'a>>,
-    ) {
+    /// docs/envelope.md#warnings ([`laws::id_time_skew`], [`laws::created_after_start`]).
+    fn warnings(&mut self, id_time: Option<u64>, created: Option<i64>, history: Option<History>) {
         let Some(created) = created else {
             return;
         };
-        if let Some(id_time) = id_time {
-            let skew = (id_time as i64).abs_diff(created);
-            if skew > 1000 {
-                self.out.warnings.push(Diagnostic::new(
-                    ErrorCode::IdTimeMismatch,
-                    "/id",
-                    format!("the ULID's time and created_at differ by {skew} ms"),
-                ));
-            }
+        if let Some(skew) = id_time.and_then(|t| laws::id_time_skew(t, created)) {
+            self.out.warnings.push(Diagnostic::new(
+                ErrorCode::IdTimeMismatch,
+                "/id",
+                format!("the ULID's time and created_at differ by {skew} ms"),
+            ));
         }
-        if let Some(started) = history.and_then(|h| h.first_started) {
-            if created > started {
-                self.out.warnings.push(Diagnostic::new(
-                    ErrorCode::CreatedAfterStart,
-                    "/created_at",
-                    format!(
-                        "created_at is {} ms after the first attempt started",
-                        created - started
-                    ),
-                ));
-            }
+        let first_started = history.and_then(|h| h.first_started);
+        if let Some(after) = laws::created_after_start(created, first_started) {
+            self.out.warnings.push(Diagnostic::new(
+                ErrorCode::CreatedAfterStart,
+                "/created_at",
+                format!("created_at is {after} ms after the first attempt started"),
+            ));
         }
     }
 
@@ -614,8 +546,7 @@ impl<'a> Checker<'_, '_> {
         self.name(top.queue, Loc::Top("queue"));
         self.name(top.handler_ref, Loc::Top("handler_ref"));
         self.handler_version(top.handler_version);
-        self.payload(top.payload);
-        self.reserved_payload_ref(top.payload_ref);
+        self.payload_source(top);
         self.content_type(top.payload_content_type);
         self.headers(top.headers, HeaderRules::Submit, false);
     }

@@ -10,15 +10,16 @@
 //! to be right about the lines it accepts; the differential tests hold it to that.
 //!
 //! Each field is read where the walk meets it, in any key order; the rules that depend on the
-//! version or on several fields are decided once the object is closed.
+//! version or on several fields are decided once the object is closed, by asking the functions
+//! of `laws.rs` that the tape path asks too.
 
 use super::attempts::{MESSAGE_LIMIT, STACK_LIMIT};
 use super::formats;
+use super::laws::{self, Duration, ErrorObject, History, Numbering, Outcome, Stamp, Status};
 use super::options::RuleOptions;
-use super::rules::Status;
+use super::shape::{removal, AttemptShape, MemberSpan, Shape, MOVED_HEADERS};
 use crate::json::stage1::{Classifier, Index};
 use crate::json::MAX_DEPTH;
-use crate::migrate::shape::{removal, AttemptShape, MemberSpan, Shape, MOVED_HEADERS};
 
 /// A worker's reusable state for the single pass: the structural index, the keys of the
 /// objects being walked (for duplicate keys) and the fields read. No allocation once grown.
@@ -172,15 +173,9 @@ impl SinglePass {
             last_day: ([0; 10], 0),
         };
         let top = walk.envelope()?;
-        // docs/envelope.md#size-limit: the queue's own limit, or the global one (looked up
-        // only when some queue has its own: the name's UTF-8 check cost 130 instructions).
-        let limit = if options.queue_limits.is_empty() {
-            options.max_envelope_bytes
-        } else {
-            let queue = &line[top.queue.start as usize..top.queue.end as usize];
-            options.limit_for(std::str::from_utf8(queue).ok())
-        };
-        if line.len() as u64 > limit {
+        let queue = &line[top.queue.start as usize..top.queue.end as usize];
+        if laws::over_size_limit(options, line.len(), || std::str::from_utf8(queue).ok()).is_some()
+        {
             return None;
         }
         top.decide(options)
@@ -205,21 +200,6 @@ impl Span {
     }
 }
 
-/// A required-key timestamp that may be `null`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stamp {
-    Null,
-    At(i64),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    Success,
-    RetryableFailure,
-    PermanentFailure,
-    LeaseExpired,
-}
-
 /// `origin`, as far as version 2 reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Origin {
@@ -240,8 +220,8 @@ struct Top {
     status: Option<Status>,
     attempt_count: u64,
     redrive_count: u64,
-    next_attempt_at: Option<Stamp>,
-    lease_expires_at: Option<Stamp>,
+    next_attempt_at: Stamp,
+    lease_expires_at: Stamp,
     created_at: i64,
     /// Where the values `redrive` rewrites are (see [`Clean::redrive_spans`]).
     redrive_spans: [(u32, u32); 5],
@@ -250,21 +230,15 @@ struct Top {
     /// A header named `rdq.source` or `rdq.submitted_by` (moved to `origin` in version 2).
     moved_header: bool,
     origin: Option<Origin>,
-    history: History,
+    attempts: Attempts,
 }
 
-/// The attempts, as the rules across them and the status rules read them.
+/// The attempts, as the walk reads them.
 #[derive(Debug, Default)]
-struct History {
-    len: u64,
-    restarts: u64,
-    first_started: Option<i64>,
-    /// The last attempt is in flight (`finished_at` null); only the last may be.
-    last_in_flight: bool,
-    last_outcome: Option<Outcome>,
-    /// The last attempt's `finished_at`, in milliseconds.
-    last_finished: Option<i64>,
-    /// Every attempt's `duration_ms` is what version 2 requires.
+struct Attempts {
+    /// What the status rules and the warnings read.
+    history: History,
+    /// Every attempt's `duration_ms` is what version 2 requires ([`laws::duration_v2`]).
     durations_v2: bool,
 }
 
@@ -304,69 +278,50 @@ const REQUIRED: u32 = ENVELOPE_VERSION
     | ATTEMPTS;
 
 impl Top {
-    /// The rules that depend on the version or on several fields; `Some` when all hold and
-    /// nothing would be warned about.
+    /// The rules that depend on the version or on several fields (`laws.rs`); `Some` when all
+    /// hold and nothing would be warned about.
     fn decide(&self, options: &RuleOptions) -> Option<Clean> {
         let version = self.version;
-        if self.seen & REQUIRED != REQUIRED || options.require_version.is_some_and(|r| r != version)
+        if self.seen & REQUIRED != REQUIRED
+            || !laws::version_required(options.require_version, version)
+            || !laws::payload_source(version, self.seen & PAYLOAD != 0, self.claim_check).is_none()
         {
             return None;
         }
-        // Exactly one of `payload` and a claim check, which only version 2 has.
-        let payload = self.seen & PAYLOAD != 0;
-        if payload == self.claim_check || (self.claim_check && version < 2) {
+        let status = self.status?;
+        if !laws::status_in_version(status, version) {
             return None;
         }
-        if version >= 2 {
-            if self.moved_header || self.origin != Some(Origin::Good) || !self.history.durations_v2
-            {
-                return None;
-            }
-        } else if self.status == Some(Status::Cancelled) {
+        if version >= 2
+            && (self.moved_header
+                || self.origin != Some(Origin::Good)
+                || !self.attempts.durations_v2)
+        {
             return None;
         }
-        let h = &self.history;
-        let next = self.next_attempt_at?;
-        let lease = self.lease_expires_at?;
-        // docs/envelope.md#status-consistency and #cancellation.
-        let fine = match self.status? {
-            Status::Pending => next != Stamp::Null && lease == Stamp::Null && !h.last_in_flight,
-            Status::InFlight => lease != Stamp::Null && h.len > 0 && h.last_in_flight,
-            Status::Succeeded => {
-                next == Stamp::Null
-                    && lease == Stamp::Null
-                    && h.len > 0
-                    && !h.last_in_flight
-                    && h.last_outcome == Some(Outcome::Success)
-            }
-            Status::Dead => {
-                next == Stamp::Null
-                    && lease == Stamp::Null
-                    && h.len > 0
-                    && !h.last_in_flight
-                    && h.last_outcome != Some(Outcome::Success)
-            }
-            Status::Cancelled => next == Stamp::Null && lease == Stamp::Null && !h.last_in_flight,
-        };
-        if !fine || self.attempt_count > h.len || h.restarts > self.redrive_count {
+        let h = self.attempts.history;
+        let (next, lease) = (self.next_attempt_at, self.lease_expires_at);
+        if !laws::status_consistency(status, next, lease, Some(h)).is_none()
+            || !laws::attempt_count_within(self.attempt_count.into(), h.len)
+            || !laws::restarts_within(h.restarts, self.redrive_count.into())
+        {
             return None;
         }
         if options.warnings {
-            // docs/envelope.md#warnings: the ULID's time against created_at, and created_at
-            // after the first start.
-            let skew = self.id_time.map(|t| (t as i64).abs_diff(self.created_at));
-            if skew.is_none_or(|s| s > 1000) || h.first_started.is_some_and(|s| self.created_at > s)
-            {
+            let skewed = self
+                .id_time
+                .is_none_or(|t| laws::id_time_skew(t, self.created_at).is_some());
+            if skewed || laws::created_after_start(self.created_at, h.first_started).is_some() {
                 return None;
             }
         }
         Some(Clean {
             version,
-            dead: self.status == Some(Status::Dead),
+            dead: status == Status::Dead,
             redrive_count: self.redrive_count,
             queue: (self.queue.start, self.queue.end),
             attempts: h.len,
-            last_finished: h.last_finished,
+            last_finished: h.last_finished.time(),
             redrive_spans: self.redrive_spans,
         })
     }
@@ -484,7 +439,7 @@ impl<'l> Walk<'l, '_> {
     /// `null` or a valid timestamp.
     fn nullable_timestamp(&mut self) -> Option<Stamp> {
         if self.peek()? == b'"' {
-            return self.timestamp().map(Stamp::At);
+            return self.timestamp().map(|t| Stamp::Set(Some(t)));
         }
         self.literal(b"null")?;
         Some(Stamp::Null)
@@ -805,19 +760,13 @@ impl<'l> Walk<'l, '_> {
                 HEADERS
             }
             b"status" => {
-                top.status = Some(match self.grammar_string()? {
-                    b"PENDING" => Status::Pending,
-                    b"IN_FLIGHT" => Status::InFlight,
-                    b"SUCCEEDED" => Status::Succeeded,
-                    b"DEAD" => Status::Dead,
-                    b"CANCELLED" => {
-                        if let Some(shape) = self.shape.as_deref_mut() {
-                            shape.downgrade_blocked = true;
-                        }
-                        Status::Cancelled
+                let status = Status::from_name(self.grammar_string()?)?;
+                if status == Status::Cancelled {
+                    if let Some(shape) = self.shape.as_deref_mut() {
+                        shape.downgrade_blocked = true;
                     }
-                    _ => return None,
-                });
+                }
+                top.status = Some(status);
                 STATUS
             }
             b"attempt_count" => {
@@ -829,11 +778,11 @@ impl<'l> Walk<'l, '_> {
                 REDRIVE_COUNT
             }
             b"next_attempt_at" => {
-                top.next_attempt_at = Some(self.nullable_timestamp()?);
+                top.next_attempt_at = self.nullable_timestamp()?;
                 NEXT_ATTEMPT_AT
             }
             b"lease_expires_at" => {
-                top.lease_expires_at = Some(self.nullable_timestamp()?);
+                top.lease_expires_at = self.nullable_timestamp()?;
                 LEASE_EXPIRES_AT
             }
             b"created_at" => {
@@ -842,7 +791,7 @@ impl<'l> Walk<'l, '_> {
                 CREATED_AT
             }
             b"attempts" => {
-                top.history = self.attempts()?;
+                top.attempts = self.attempts()?;
                 ATTEMPTS
             }
             b"origin" => {
@@ -1000,41 +949,47 @@ impl<'l> Walk<'l, '_> {
 
     /// `attempts`: every record and the rules across them
     /// (docs/envelope.md#rules-across-attempts).
-    fn attempts(&mut self) -> Option<History> {
+    fn attempts(&mut self) -> Option<Attempts> {
         self.eat(b'[')?;
-        let mut h = History {
+        let mut attempts = Attempts {
+            history: History::default(),
             durations_v2: true,
-            ..History::default()
         };
         if self.eat(b']').is_some() {
-            return Some(h);
+            return Some(attempts);
         }
+        let h = &mut attempts.history;
+        // The previous attempt's number and start.
         let mut previous: Option<(u64, i64)> = None;
         loop {
-            // Only the last attempt may be in flight, and only the last may succeed.
-            if h.last_in_flight || h.last_outcome == Some(Outcome::Success) {
-                return None;
-            }
             let a = self.attempt()?;
-            match previous {
-                None if a.no != 1 => return None,
-                None => h.first_started = Some(a.started),
-                Some(_) if a.no == 1 => h.restarts += 1,
-                Some((no, _)) if a.no != no + 1 => return None,
-                Some(_) => {}
+            let previous_no = previous.map(|(no, _)| i128::from(no));
+            match laws::numbering(previous.is_none(), a.no.into(), previous_no) {
+                Numbering::Next => {}
+                Numbering::Restart => h.restarts += 1,
+                Numbering::FirstNotOne | Numbering::Gap { .. } => return None,
             }
-            if previous.is_some_and(|(_, started)| a.started < started) {
+            if previous.is_none() {
+                h.first_started = Some(a.started);
+            }
+            if !laws::started_in_order(previous.map(|(_, started)| started), Some(a.started)) {
                 return None;
             }
             previous = Some((a.no, a.started));
             h.len += 1;
-            h.last_in_flight = a.finished.is_none();
+            h.any_in_flight |= a.finished.is_null();
             h.last_finished = a.finished;
             h.last_outcome = a.outcome;
-            h.durations_v2 &= a.duration_v2;
+            attempts.durations_v2 &= a.duration_v2;
             self.fields.attempts.push(a.fields);
-            if self.end_of_element()? {
-                return Some(h);
+            let is_last = self.end_of_element()?;
+            if !laws::in_flight_only_last(a.finished, is_last)
+                || !laws::success_only_last(a.outcome, is_last)
+            {
+                return None;
+            }
+            if is_last {
+                return Some(attempts);
             }
         }
     }
@@ -1043,7 +998,7 @@ impl<'l> Walk<'l, '_> {
     fn attempt(&mut self) -> Option<Attempt> {
         let (mut no, mut started, mut finished, mut outcome) = (None, None, None, None);
         let mut error: Option<Option<ErrorFacts>> = None;
-        let mut duration: Option<Duration> = None;
+        let mut duration = Duration::Missing;
         let mut fields = AttemptFields::default();
         // Where `finished_at` and `duration_ms` are among the members, for the shape.
         let (mut finished_at, mut duration_at) = (None, None);
@@ -1096,7 +1051,7 @@ impl<'l> Walk<'l, '_> {
                     16
                 }
                 b"duration_ms" => {
-                    duration = Some(walk.duration()?);
+                    duration = walk.duration()?;
                     duration_at = member_at(walk);
                     32
                 }
@@ -1104,13 +1059,9 @@ impl<'l> Walk<'l, '_> {
             })
         })?;
         let (no, started, finished, outcome) = (no?, started?, finished?, outcome?);
-        let finished = match finished {
-            Stamp::At(f) if f < started => return None,
-            Stamp::At(f) => Some(f),
-            _ => None,
-        };
-        // An outcome exactly when finished.
-        if outcome.is_some() != finished.is_some() {
+        if !laws::finished_after_start(Some(started), finished)
+            || laws::outcome_when_finished(outcome.is_none(), finished).is_some()
+        {
             return None;
         }
         let error = error.flatten();
@@ -1119,25 +1070,22 @@ impl<'l> Walk<'l, '_> {
             (fields.error_message, fields.message_escaped) = e.message;
         }
         fields.started = started;
-        fields.finished = finished;
-        match outcome {
-            Some(Outcome::Success) if error.is_some() => return None,
-            Some(Outcome::LeaseExpired) if !error.is_some_and(|e| e.lease_expired) => return None,
-            _ => {}
+        fields.finished = finished.time();
+        let error_object = error.map_or(ErrorObject::Absent, |e| e.object);
+        if !laws::success_without_error(outcome, error_object)
+            || laws::lease_expired_error(outcome, error_object).is_some()
+        {
+            return None;
         }
         if let Some(shape) = self.shape.as_deref_mut() {
             let members = &shape.scratch;
             shape.attempts.push(AttemptShape {
                 finished_end: finished_at.map(|at| members[at].value_end),
-                duration_ms: finished.map(|f| f - started),
+                duration_ms: finished.time().map(|f| f - started),
                 duration_removal: duration_at.map(|at| removal(members, at)),
             });
         }
-        let duration_v2 = match (duration, finished) {
-            (Some(Duration::Null), None) => true,
-            (Some(Duration::Ms(ms)), Some(f)) => i64::try_from(ms).ok() == Some(f - started),
-            _ => false,
-        };
+        let duration_v2 = laws::duration_v2(duration, Some(started), finished).is_none();
         Some(Attempt {
             no,
             started,
@@ -1154,13 +1102,7 @@ impl<'l> Walk<'l, '_> {
         if self.null()? {
             return Some(None);
         }
-        Some(Some(match self.grammar_string()? {
-            b"SUCCESS" => Outcome::Success,
-            b"RETRYABLE_FAILURE" => Outcome::RetryableFailure,
-            b"PERMANENT_FAILURE" => Outcome::PermanentFailure,
-            b"LEASE_EXPIRED" => Outcome::LeaseExpired,
-            _ => return None,
-        }))
+        Some(Some(Outcome::from_name(self.grammar_string()?)?))
     }
 
     /// `duration_ms`: `null`, a small integer, or (fine in version 1 only) anything else.
@@ -1173,7 +1115,7 @@ impl<'l> Walk<'l, '_> {
         if first.is_ascii_digit() {
             let at = self.at;
             if let Some(ms) = self.small_unsigned() {
-                return Some(Duration::Ms(ms));
+                return Some(Duration::Integer(ms.into()));
             }
             self.at = at;
         }
@@ -1185,7 +1127,7 @@ impl<'l> Walk<'l, '_> {
     /// absent, null or a string, the texts within their limits.
     fn error_object(&mut self) -> Option<ErrorFacts> {
         let mut facts = ErrorFacts {
-            lease_expired: false,
+            object: ErrorObject::Absent,
             type_range: (0, 0),
             message: ((0, 0), false),
         };
@@ -1230,9 +1172,13 @@ impl<'l> Walk<'l, '_> {
         if seen & 3 != 3 {
             return None;
         }
-        // docs/envelope.md#rules-across-attempts, rule 5. (A `type` spelled with escapes is
-        // not `rdq.LeaseExpired` here: such a line goes to the tape path.)
-        facts.lease_expired = lease_type && message_set && !stack_set;
+        // What docs/envelope.md#lease-expiry reads. (A `type` spelled with escapes is not
+        // `rdq.LeaseExpired` here: such a line goes to the tape path.)
+        facts.object = ErrorObject::Object {
+            lease_type,
+            message_set,
+            stack_set,
+        };
         Some(facts)
     }
 
@@ -1257,8 +1203,8 @@ impl<'l> Walk<'l, '_> {
 struct Attempt {
     no: u64,
     started: i64,
-    /// `None` in flight.
-    finished: Option<i64>,
+    /// `Null` in flight.
+    finished: Stamp,
     outcome: Option<Outcome>,
     duration_v2: bool,
     fields: AttemptFields,
@@ -1266,19 +1212,12 @@ struct Attempt {
 
 #[derive(Debug, Clone, Copy)]
 struct ErrorFacts {
-    /// The error rule 5 requires of a `LEASE_EXPIRED` attempt.
-    lease_expired: bool,
+    /// What the rules across attempts read of it.
+    object: ErrorObject,
     /// Where `type` is.
     type_range: Range32,
     /// Where `message` is, and whether it holds an escape.
     message: (Range32, bool),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Duration {
-    Null,
-    Ms(u64),
-    Other,
 }
 
 /// The bytes that end a token: white space, the structural characters and `"`.

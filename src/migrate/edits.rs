@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::spans::MemberSpan;
+use crate::envelope::shape::MemberSpan;
 
 /// Replacements of byte ranges of one line, applied in position order.
 #[derive(Debug, Default)]
@@ -131,7 +131,7 @@ mod tests {
         let doc = parser.parse(line, &mut Vec::new()).unwrap();
         let (mut nodes, mut members) = (Vec::new(), Vec::new());
         doc.node_spans(line, &mut nodes);
-        crate::migrate::spans::members(doc.root(), &nodes, &mut members);
+        crate::envelope::spans::members(doc.root(), &nodes, &mut members);
         let mut edits = Edits::default();
         edits.remove_members(&members, |i| remove.contains(&i));
         let mut out = Vec::new();

@@ -27,18 +27,16 @@
 //! ```
 
 pub(crate) mod edits;
-pub(crate) mod shape;
-mod spans;
 #[cfg(test)]
 mod tests;
 mod v1_to_v2;
 mod v2_to_v1;
 
 use crate::diagnostic::Diagnostic;
+use crate::envelope::shape::Shape;
 use crate::envelope::{supported_versions, SUPPORTED_VERSIONS};
 use crate::json::{Document, JsonParser, Value, ValueKind};
 use edits::Edits;
-pub(crate) use shape::Shape;
 
 /// The edits of a step from one version to the next one up or down, for a valid envelope of
 /// `from` whose shape is given.

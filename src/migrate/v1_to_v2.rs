@@ -5,11 +5,11 @@
 //! `MIGRATION_CONFLICT`: the upgrade would overwrite them.
 
 use super::edits::Edits;
-use super::shape::Shape;
 use crate::diagnostic::{push_capped, Diagnostic, ErrorCode};
+use crate::envelope::shape::Shape;
 
 /// `origin`'s members, for the headers that move, by their index in
-/// [`MOVED_HEADERS`](super::shape::MOVED_HEADERS).
+/// [`MOVED_HEADERS`](crate::envelope::shape::MOVED_HEADERS).
 const ORIGIN_KEYS: [&[u8]; 2] = [b"\"source\":", b"\"submitted_by\":"];
 
 /// Whether the upgrade would overwrite a member: a top-level `origin` or an attempt's

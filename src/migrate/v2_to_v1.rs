@@ -5,8 +5,8 @@
 //! cannot hold: status `CANCELLED`, a set `payload_ref`, unknown fields inside `origin`.
 
 use super::edits::Edits;
-use super::shape::{removal, Shape, ORIGIN_MEMBERS};
 use crate::diagnostic::{pointer, push_capped, quoted, Diagnostic, ErrorCode};
+use crate::envelope::shape::{removal, Shape, ORIGIN_MEMBERS};
 use crate::json::Value;
 
 /// The headers `origin`'s members become, by their index in [`ORIGIN_MEMBERS`].

@@ -1,10 +1,11 @@
-//! Where the parts a migration edits lie in a line: what the steps read to write their edits.
-//! The tape fills it ([`Shape::fill_from_tape`]) and so does the single pass while it
-//! validates (`envelope::single_pass`), so the edits are written by one piece of code.
+//! Where the parts a migration edits lie in a line: what the steps of `migrate` read to write
+//! their edits. The tape fills it ([`Shape::fill_from_tape`]) and so does the single pass while
+//! it validates (`single_pass.rs`), so the edits are written by one piece of code. It lives
+//! here, below `migrate`, because the single pass records it: imports only go down.
 
+use super::formats::parse_timestamp;
 use super::spans;
 pub(crate) use super::spans::MemberSpan;
-use crate::envelope::formats::parse_timestamp;
 use crate::json::{Value, ValueKind};
 
 /// The headers that move to `origin` in version 2, by their index here.

@@ -1,5 +1,5 @@
-//! The machinery every rule uses: where a value sits (`Loc`), a nullable timestamp (`Stamp`),
-//! and the `Checker` that collects one line's diagnostics, with the checks shared by the field
+//! The machinery every rule of the tape path uses: where a value sits (`Loc`), and the `Judge`
+//! that collects one line's diagnostics, with the checks shared by the field
 //! rules (`rules.rs`) and the attempt rules (`attempts.rs`): strings, timestamps, integers,
 //! truncated text.
 
@@ -7,6 +7,7 @@ use crate::diagnostic::{pointer, push_capped, quoted, Diagnostic, ErrorCode};
 use crate::json::{Value, ValueKind};
 
 use super::formats;
+use super::laws::Stamp;
 use super::options::RuleOptions;
 use super::Verdict;
 
@@ -36,31 +37,6 @@ impl Loc<'_> {
     }
 }
 
-/// A required-key timestamp that may be `null` (`next_attempt_at`, `finished_at`, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Stamp {
-    /// Missing or of the wrong type: rules that need it are skipped.
-    Unknown,
-    Null,
-    /// Set; the time when the text is a valid timestamp.
-    Set(Option<i64>),
-}
-
-impl Stamp {
-    pub(super) fn is_null(self) -> bool {
-        self == Stamp::Null
-    }
-    pub(super) fn is_set(self) -> bool {
-        matches!(self, Stamp::Set(_))
-    }
-    pub(super) fn time(self) -> Option<i64> {
-        match self {
-            Stamp::Set(t) => t,
-            _ => None,
-        }
-    }
-}
-
 /// What a value is, for a message: "a string", "a number that is not an integer".
 pub(super) fn describe(v: Value<'_>) -> &'static str {
     match v.kind() {
@@ -71,13 +47,13 @@ pub(super) fn describe(v: Value<'_>) -> &'static str {
 }
 
 /// Collects diagnostics for one line.
-pub(super) struct Checker<'o, 'v> {
+pub(super) struct Judge<'o, 'v> {
     pub(super) options: &'o RuleOptions,
     pub(super) version: u32,
     pub(super) out: &'v mut Verdict,
 }
 
-impl<'a> Checker<'_, '_> {
+impl<'a> Judge<'_, '_> {
     #[cold]
     pub(super) fn error(&mut self, code: ErrorCode, loc: Loc<'_>, message: impl Into<String>) {
         // Capped: an envelope of many bad headers or attempts lists only so many.
