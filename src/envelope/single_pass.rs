@@ -618,6 +618,8 @@ impl<'l> Walk<'l, '_> {
         };
         members.push(MemberSpan {
             key_start: self.positions[key_at] as usize,
+            // A key is a string: its closing quote is the structural after its opening one.
+            key_end: self.positions[key_at + 1] as usize + 1,
             value_start,
             value_end,
         });
@@ -873,6 +875,7 @@ impl<'l> Walk<'l, '_> {
                     // The key's and the value's quotes are the member's bytes.
                     shape.header_members.push(MemberSpan {
                         key_start: start as usize - 1,
+                        key_end: end as usize + 1,
                         value_start: value.0 as usize - 1,
                         value_end: value.1 as usize + 1,
                     });

@@ -4,12 +4,14 @@
 
 use crate::json::Value;
 
-/// One member of an object: `"key"` starts at `key_start`, its value spans
+/// One member of an object: `"key"` spans `key_start..key_end` (quotes included), its value
 /// `value_start..value_end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemberSpan {
     /// The key's opening quote.
     pub key_start: usize,
+    /// One past the key's closing quote.
+    pub key_end: usize,
     /// The value's first byte.
     pub value_start: usize,
     /// One past the value's last byte.
@@ -24,10 +26,25 @@ pub fn members(object: Value<'_>, nodes: &[(usize, usize)], out: &mut Vec<Member
         MemberSpan {
             // A member's key is the node right before its value.
             key_start: nodes[at - 1].0,
+            key_end: nodes[at - 1].1,
             value_start: nodes[at].0,
             value_end: nodes[at].1,
         }
     }));
+}
+
+/// Each member's key and value as text of `line`, for members whose keys hold no escape (the
+/// single pass's: it sends a line with an escaped key to the tape).
+pub fn texts<'l>(
+    line: &'l [u8],
+    members: &'l [MemberSpan],
+) -> impl Iterator<Item = (&'l str, &'l [u8])> + 'l {
+    members.iter().map(move |m| {
+        let key = &line[m.key_start + 1..m.key_end - 1];
+        // The single pass checked the line is UTF-8.
+        let key = std::str::from_utf8(key).unwrap_or_default();
+        (key, &line[m.value_start..m.value_end])
+    })
 }
 
 /// The byte range of `value`.

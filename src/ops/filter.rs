@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::fields::{with_view, EnvelopeView};
 use super::fingerprint::{Fingerprint, Fingerprinter};
 use super::jq::{EvalSlot, EvalWatch, Where, WhereVerdict};
-use crate::envelope::{Checker, EnvelopeRules};
+use crate::envelope::{spans, Checker, EnvelopeRules};
 use crate::framing::Line;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
@@ -367,6 +367,8 @@ pub struct FilterNotes {
 #[derive(Debug)]
 pub struct FilterWorker {
     checker: Checker,
+    /// Where each tape node lies in the line, for `--where` on a line judged on its tape.
+    nodes: Vec<(usize, usize)>,
     scratch: Scratch,
     /// This worker's slot in [`FilterOp::watch`].
     slot: Option<Arc<EvalSlot>>,
@@ -475,20 +477,19 @@ impl FilterOp {
         (source, line): (&str, &Line<'_>),
         slot: Option<&EvalSlot>,
         out: &mut ChunkOutput<FilterTally>,
+        eval: impl FnOnce(&Where) -> WhereVerdict,
     ) -> Action {
         let matches = matches
             && match &self.predicates.where_expr {
                 None => true,
-                Some(expr) => {
-                    match watched(slot, source, line.number, || expr.eval(line.content)) {
-                        WhereVerdict::Keep => true,
-                        WhereVerdict::Drop => false,
-                        WhereVerdict::Error => {
-                            out.tally.where_errors += 1;
-                            false
-                        }
+                Some(expr) => match watched(slot, source, line.number, || eval(expr)) {
+                    WhereVerdict::Keep => true,
+                    WhereVerdict::Drop => false,
+                    WhereVerdict::Error => {
+                        out.tally.where_errors += 1;
+                        false
                     }
-                }
+                },
             };
         if matches == self.invert {
             return Action::FilterOut;
@@ -517,10 +518,17 @@ impl LineOperation for FilterOp {
     type Tally = FilterTally;
 
     fn worker(&self) -> Self::Worker {
+        // The predicates compare texts: a line whose strings hold escapes is read from its
+        // tape, which decodes them.
+        let mut checker = super::checker(&self.rules, self.max_line_bytes).with_plain_texts();
+        let where_members = self.predicates.where_expr.as_ref();
+        if where_members.is_some_and(|w| w.members_read().is_some()) {
+            // `--where` builds the members it reads from where the single pass found them.
+            checker.record_shape();
+        }
         FilterWorker {
-            // The predicates compare texts: a line whose strings hold escapes is read from
-            // its tape, which decodes them.
-            checker: super::checker(&self.rules, self.max_line_bytes).with_plain_texts(),
+            checker,
+            nodes: Vec::new(),
             scratch: Scratch::default(),
             slot: self.watch.as_ref().map(|watch| watch.slot()),
         }
@@ -562,7 +570,23 @@ impl LineOperation for FilterOp {
             version,
             &mut w.scratch
         ));
-        self.keep(matches, (source, &line), w.slot.as_deref(), out)
+        let nodes = &mut w.nodes;
+        let eval = |expr: &Where| match (checked.single_pass(), checked.document()) {
+            (Some((_, single)), _) if single.shape().is_some() => {
+                let members = single.shape().map_or(&[][..], |shape| &shape.top[..]);
+                expr.eval_members(line.content, spans::texts(line.content, members))
+            }
+            (_, Some(doc)) => {
+                doc.node_spans(line.content, nodes);
+                let found = doc.root().members().map(|(key, value)| {
+                    let (start, end) = spans::of(value, nodes);
+                    (key, &line.content[start..end])
+                });
+                expr.eval_members(line.content, found)
+            }
+            _ => expr.eval(line.content),
+        };
+        self.keep(matches, (source, &line), w.slot.as_deref(), out, eval)
     }
 }
 
@@ -720,6 +744,39 @@ mod single_pass_tests {
             .last_error()
             .map(|(e, seen)| (e.message.decode(&mut scratch).to_owned(), seen));
         (errors, last, view.last_finished_at())
+    }
+
+    /// `--where` gives every line the same verdict from the members the single pass found
+    /// as from the members the parser finds (and as from the whole line).
+    #[test]
+    fn where_reads_the_same_members_from_the_single_pass_and_the_parser() {
+        let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
+        let mut single = SinglePass::default();
+        single.record_shape();
+        let exprs = [
+            r#".status == "DEAD" and .attempt_count > 2"#,
+            r#".headers.tenant // "none" | startswith("a")"#,
+            r#"(.attempts | last | .error.message // "") | test("time")"#,
+            ".origin.source == null or .redrive_count > 0",
+        ]
+        .map(|e| Where::new(e).unwrap());
+        let mut compared = 0;
+        for version in [1, 2] {
+            for line in crate::generate::test_lines(22, version, 0.1, 600) {
+                if rules.clean(&mut single, &line).is_none() {
+                    continue;
+                }
+                let shape = single.shape().unwrap();
+                for expr in &exprs {
+                    assert!(expr.members_read().is_some());
+                    let fast = expr.eval_members(&line, spans::texts(&line, &shape.top));
+                    assert_eq!(fast, expr.eval(&line), "{}", String::from_utf8_lossy(&line));
+                    assert_eq!(fast, expr.eval_whole(&line));
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 3000, "{compared}");
     }
 
     /// On every line the single pass reads, every predicate matches as it does on the tape.

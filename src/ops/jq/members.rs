@@ -3,7 +3,7 @@
 //! Building the whole envelope as a jq value costs far more than running most expressions,
 //! so [`members_read`] looks for a proof that the expression observes the envelope only
 //! through `.name` lookups of known names. When it has one, the expression runs on an object
-//! of just those members (a *partial* envelope, [`top_members`]) and does exactly what it
+//! of just those members (a *partial* envelope, [`partial`]) and does exactly what it
 //! does on the whole one. When it has none, the whole envelope is built.
 //!
 //! The proof is an abstract interpretation over two values:
@@ -377,105 +377,29 @@ impl Analysis {
     }
 }
 
-/// An object of the members named `names` (distinct) of a valid JSON object `json`, each
-/// built from its own bytes; `None` when the text is not as expected (the caller builds the
-/// whole).
-pub(super) fn top_members(json: &[u8], names: &[String]) -> Option<jaq_json::Val> {
+/// An object of the members named `names` (distinct) among `members` (a valid envelope's
+/// top-level members: each key, and its value's JSON text as the single pass or the parser
+/// found it in the line), each built from its own bytes; `None` when a value is not JSON (the
+/// caller then says the expression failed, as on the whole).
+pub(super) fn partial<'m>(
+    names: &[String],
+    members: impl IntoIterator<Item = (&'m str, &'m [u8])>,
+) -> Option<jaq_json::Val> {
     use jaq_json::Val;
     let mut map = jaq_json::Map::default();
-    let mut key = String::new();
     let mut found = 0;
-    let mut at = skip_ws(json, 0);
-    (json.get(at) == Some(&b'{')).then_some(())?;
-    at = skip_ws(json, at + 1);
-    if json.get(at) == Some(&b'}') {
-        return Some(Val::obj(map));
-    }
-    loop {
-        (json.get(at) == Some(&b'"')).then_some(())?;
-        let key_end = string_end(json, at)?;
-        let raw = std::str::from_utf8(&json[at + 1..key_end - 1]).ok()?;
-        let name = match raw.contains('\\') {
-            true => {
-                crate::ops::fields::Text::Escaped(raw).decode(&mut key);
-                key.as_str()
-            }
-            false => raw,
-        };
-        at = skip_ws(json, key_end);
-        (json.get(at) == Some(&b':')).then_some(())?;
-        let start = skip_ws(json, at + 1);
-        let end = value_end(json, start)?;
-        if names.iter().any(|n| n == name) {
-            let value = jaq_json::read::parse_single(&json[start..end]).ok()?;
-            map.insert(Val::from(name.to_owned()), value);
+    for (key, value) in members {
+        if names.iter().any(|n| n == key) {
+            map.insert(
+                Val::from(key.to_owned()),
+                jaq_json::read::parse_single(value).ok()?,
+            );
             found += 1;
             // A valid envelope has no duplicate keys: the rest is not needed.
             if found == names.len() {
-                return Some(Val::obj(map));
+                break;
             }
         }
-        at = skip_ws(json, end);
-        match json.get(at)? {
-            b',' => at = skip_ws(json, at + 1),
-            b'}' => return Some(Val::obj(map)),
-            _ => return None,
-        }
     }
-}
-
-fn skip_ws(json: &[u8], mut at: usize) -> usize {
-    while json
-        .get(at)
-        .is_some_and(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-    {
-        at += 1;
-    }
-    at
-}
-
-/// The index after the string whose opening quote is at `at`.
-fn string_end(json: &[u8], at: usize) -> Option<usize> {
-    let mut i = at + 1;
-    loop {
-        i += memchr::memchr2(b'"', b'\\', json.get(i..)?)?;
-        if json[i] == b'"' {
-            return Some(i + 1);
-        }
-        i += 2;
-    }
-}
-
-/// The index after the value that starts at `at`.
-fn value_end(json: &[u8], at: usize) -> Option<usize> {
-    match *json.get(at)? {
-        b'"' => string_end(json, at),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut i = at;
-            loop {
-                match *json.get(i)? {
-                    b'"' => {
-                        i = string_end(json, i)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth = depth.checked_sub(1)?;
-                        if depth == 0 {
-                            return Some(i + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-        }
-        _ => Some(
-            at + json[at..]
-                .iter()
-                .take_while(|&&b| !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'))
-                .count(),
-        ),
-    }
+    Some(Val::obj(map))
 }

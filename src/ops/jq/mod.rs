@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::envelope::spans;
+use crate::json::JsonParser;
 use jaq_core::load::lex::StrPart;
 use jaq_core::load::parse::{Def, Pattern, Term};
 use jaq_core::load::{Arena, File, Loader};
@@ -194,16 +196,41 @@ impl Where {
     /// Runs the expression on a JSON text (a valid envelope's line): kept when it outputs a
     /// value other than `false` and `null` before it outputs an error, as `jq
     /// 'select(EXPR)'` outputs the envelope then. Once it has, the rest of its outputs are
-    /// not asked for.
+    /// not asked for. The members are found with the crate's parser ([`Where::eval_members`]
+    /// takes them from a caller that has them already).
     pub fn eval(&self, json: &[u8]) -> WhereVerdict {
-        let input = match &self.members {
-            Some(names) => members::top_members(json, names),
-            None => None,
+        if self.members.is_none() {
+            return self.eval_whole(json);
+        }
+        let mut parser = JsonParser::new();
+        let Some(doc) = parser.parse(json, &mut Vec::new()) else {
+            return self.eval_whole(json);
         };
-        let Some(input) = input.or_else(|| jaq_json::read::parse_single(json).ok()) else {
-            return WhereVerdict::Error;
+        let mut nodes = Vec::new();
+        doc.node_spans(json, &mut nodes);
+        let found = doc.root().members().map(|(key, value)| {
+            let (start, end) = spans::of(value, &nodes);
+            (key, &json[start..end])
+        });
+        self.eval_members(json, found)
+    }
+
+    /// [`Where::eval`] on a valid envelope whose top-level members the caller has found
+    /// already: each key and its value's JSON text. When the expression reads only some
+    /// members ([`Where::members_read`]), only those values are built; otherwise `json`, the
+    /// whole line, is.
+    pub fn eval_members<'m>(
+        &self,
+        json: &[u8],
+        found: impl IntoIterator<Item = (&'m str, &'m [u8])>,
+    ) -> WhereVerdict {
+        let Some(names) = &self.members else {
+            return self.eval_whole(json);
         };
-        self.eval_value(input)
+        match members::partial(names, found) {
+            Some(input) => self.eval_value(input),
+            None => WhereVerdict::Error,
+        }
     }
 
     /// Runs the expression on the whole envelope, never on only the members it reads: the
@@ -616,7 +643,16 @@ mod tests {
     fn a_partial_envelope_keeps_what_the_whole_keeps() {
         let line = br#"{"queue":"a,b}","q\u0075ota":[1,{"x":"]"}],"n":-1.5e3 ,"s":"\"x\\"}"#;
         let names: Vec<String> = ["quota", "n", "s", "absent"].map(String::from).to_vec();
-        let partial = members::top_members(line, &names).unwrap();
+        // The members as the parser finds them.
+        let mut parser = JsonParser::new();
+        let doc = parser.parse(line, &mut Vec::new()).unwrap();
+        let mut nodes = Vec::new();
+        doc.node_spans(line, &mut nodes);
+        let found = doc.root().members().map(|(key, value)| {
+            let (start, end) = spans::of(value, &nodes);
+            (key, &line[start..end])
+        });
+        let partial = members::partial(&names, found).unwrap();
         let whole = jaq_json::read::parse_single(line).unwrap();
         for key in ["quota", "n", "s"] {
             let key = Val::from(key.to_owned());
@@ -628,11 +664,11 @@ mod tests {
                 w.get(&key).map(|v| v.to_string())
             );
         }
+        let none: [(&str, &[u8]); 0] = [];
         assert_eq!(
-            members::top_members(b"{}", &names).map(|v| v.to_string()),
+            members::partial(&names, none).map(|v| v.to_string()),
             Some("{}".into())
         );
-        assert_eq!(members::top_members(b"[1]", &names), None);
-        assert_eq!(members::top_members(br#"{"a":"#, &names), None);
+        assert_eq!(members::partial(&names, [("n", &b"-"[..])]), None);
     }
 }
