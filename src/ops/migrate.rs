@@ -64,6 +64,7 @@ pub struct MigrateWorker {
 impl LineOperation for MigrateOp {
     type Worker = MigrateWorker;
     type Tally = ();
+    type Total = ();
 
     fn worker(&self) -> Self::Worker {
         let importer = match &self.source {
@@ -80,6 +81,8 @@ impl LineOperation for MigrateOp {
             ..MigrateWorker::default()
         }
     }
+
+    fn total(&self) {}
 
     fn apply(&self, w: &mut MigrateWorker, line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
         let SourceLine { source, line } = line;

@@ -16,13 +16,16 @@ mod stats;
 mod validate;
 
 pub use arrivals::{ArrivalBucket, Arrivals, MAX_ARRIVAL_BUCKETS};
-pub use dedupe::{DedupeOp, DedupeScan, DedupeWorker, History, Written};
+pub use dedupe::{
+    DedupeOp, DedupeScan, DedupeScanTotal, DedupeTotal, DedupeWorker, History, Written,
+};
 pub use export::{
-    ColumnType, ExportError, ExportField, ExportFormat, ExportOp, ExportTally, ExportWorker,
+    ColumnType, ExportError, ExportField, ExportFormat, ExportOp, ExportTally, ExportTotal,
+    ExportWorker,
     UnknownField, DEFAULT_FIELDS, FIELD_NAMES, FORMULA_TRIGGERS, ROW_GROUP_BYTES, ROW_GROUP_ROWS,
 };
 pub use filter::{
-    FilterNotes, FilterOp, FilterTally, FilterWorker, Glob, LimitedLines, Predicates,
+    FilterNotes, FilterOp, FilterTally, FilterTotal, FilterWorker, Glob, LimitedLines, Predicates,
 };
 pub use fingerprint::{normalise, Fingerprint, FINGERPRINT_VERSION};
 pub use jq::{
@@ -31,9 +34,10 @@ pub use jq::{
 };
 pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use redrive::{
-    InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveReport, RedriveTally, RedriveWorker,
+    InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveReport, RedriveTally, RedriveTotal,
+    RedriveWorker,
 };
-pub use sample::{SampleOp, SampleTally, SampleWorker};
+pub use sample::{SampleOp, SampleTally, SampleTotal, SampleWorker};
 pub use show::{ShowOp, ShowPayload, ShowWorker};
 pub use stats::{
     Bucket, CreatedRange, Day, ErrorType, FingerprintGroup, Group, GroupBy, QueueCount, Stats,

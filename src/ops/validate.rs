@@ -70,10 +70,13 @@ pub struct ValidateWorker {
 impl LineOperation for ValidateOp {
     type Worker = ValidateWorker;
     type Tally = ();
+    type Total = ();
 
     fn worker(&self) -> Self::Worker {
         ValidateWorker::default()
     }
+
+    fn total(&self) {}
 
     fn apply(
         &self,
