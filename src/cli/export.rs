@@ -146,13 +146,20 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
     op.max_line_bytes = args.input.max_line_bytes;
     op.neutralize_formulas = !args.no_neutralize_formulas;
     let quiet = args.output.quiet;
-    run::run_then(&op, &args.input, &args.output, None, false, |_, mut total, out| {
-        out.write_all(&op.finish(&mut total)?)?;
-        if !quiet {
-            say_formula_cells(&op, total.formula_cells())?;
-        }
-        Ok(())
-    })
+    run::run_then(
+        &op,
+        &args.input,
+        &args.output,
+        None,
+        false,
+        |_, mut total, out| {
+            out.write_all(&op.finish(&mut total)?)?;
+            if !quiet {
+                say_formula_cells(&op, total.formula_cells())?;
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Says how many text `cells` would start a formula in a spreadsheet, and what became of them;

@@ -407,11 +407,7 @@ impl FilterOp {
     /// Settles the books after a run, from its total: with a limit, the lines emitted past it
     /// (which [`LimitedLines`] kept out of the output) count as filtered out. Returns what the
     /// summary adds.
-    pub fn settle(
-        &self,
-        total: &FilterTotal,
-        books: &mut crate::pipeline::Summary,
-    ) -> FilterNotes {
+    pub fn settle(&self, total: &FilterTotal, books: &mut crate::pipeline::Summary) -> FilterNotes {
         let mut notes = FilterNotes {
             where_errors: None,
             limit_reached: None,

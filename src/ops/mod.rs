@@ -21,8 +21,8 @@ pub use dedupe::{
 };
 pub use export::{
     ColumnType, ExportError, ExportField, ExportFormat, ExportOp, ExportTally, ExportTotal,
-    ExportWorker,
-    UnknownField, DEFAULT_FIELDS, FIELD_NAMES, FORMULA_TRIGGERS, ROW_GROUP_BYTES, ROW_GROUP_ROWS,
+    ExportWorker, UnknownField, DEFAULT_FIELDS, FIELD_NAMES, FORMULA_TRIGGERS, ROW_GROUP_BYTES,
+    ROW_GROUP_ROWS,
 };
 pub use filter::{
     FilterNotes, FilterOp, FilterTally, FilterTotal, FilterWorker, Glob, LimitedLines, Predicates,
