@@ -8,7 +8,6 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 use rdq_envelope::envelope::Checker;
 use rdq_envelope::pipeline::{
@@ -24,8 +23,6 @@ struct QueueAttempts {
     rules: EnvelopeRules,
     /// The pipeline's reader cap: a line over it is `LINE_TOO_LONG`.
     max_line_bytes: usize,
-    /// The run's total, which the pipeline's writer adds each chunk's tally to.
-    total: Mutex<ByQueue>,
 }
 
 impl LineOperation for QueueAttempts {
@@ -33,6 +30,12 @@ impl LineOperation for QueueAttempts {
     type Worker = Checker;
     /// What one chunk of lines adds up to.
     type Tally = ByQueue;
+    /// What the whole run adds up to: the writer's thread owns it, so it needs no lock.
+    type Total = ByQueue;
+
+    fn total(&self) -> ByQueue {
+        ByQueue::new()
+    }
 
     fn worker(&self) -> Checker {
         Checker::new(self.rules.clone()).with_max_line_bytes(self.max_line_bytes)
@@ -61,11 +64,8 @@ impl LineOperation for QueueAttempts {
         Action::Emit
     }
 
-    fn merge_tally(&self, tally: &mut ByQueue) {
-        let mut total = self
-            .total
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+    /// Adds a chunk's tally to the run's total, on the writer's thread, in input order.
+    fn merge(&self, total: &mut ByQueue, tally: &mut ByQueue) {
         for (queue, (envelopes, attempts)) in std::mem::take(tally) {
             let entry = total.entry(queue).or_default();
             entry.0 += envelopes;
@@ -83,7 +83,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let op = QueueAttempts {
         rules: EnvelopeRules::new(RuleOptions::default())?,
         max_line_bytes: options.max_line_bytes,
-        total: Mutex::default(),
     };
     let outputs = Outputs {
         primary: None,
@@ -91,12 +90,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         rejects: None,
         messages: None,
     };
-    let books = pipeline::run(vec![source], &op, options, outputs, None)?;
+    let (books, total) = pipeline::run(vec![source], &op, options, outputs, None)?;
 
-    let total = op
-        .total
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
     for (queue, (envelopes, attempts)) in &total {
         let mean = *attempts as f64 / *envelopes as f64;
         println!("{queue}\t{envelopes} envelopes\tmean attempt_count {mean:.2}");

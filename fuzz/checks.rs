@@ -143,7 +143,7 @@ pub fn check_pipeline(data: &[u8]) {
         options.chunk_bytes = chunk_bytes;
         options.max_line_bytes = 300;
         options.line_buffered = false;
-        let books = pipeline::run(sources, &op, options, outputs, None);
+        let books = pipeline::run(sources, &op, options, outputs, None).map(|(books, ())| books);
         (books.map_err(|e| e.to_string()), primary, valid, rejects)
     };
     let whole = run(usize::MAX, 1);

@@ -75,7 +75,7 @@
 //!     rejects: None,
 //!     messages: None,
 //! };
-//! let books = pipeline::run(sources, &op, PipelineOptions::default(), outputs, None)?;
+//! let (books, ()) = pipeline::run(sources, &op, PipelineOptions::default(), outputs, None)?;
 //! assert_eq!((books.lines, books.emitted, books.rejected, books.blank), (3, 1, 1, 1));
 //! assert_eq!(books.by_code.get(ErrorCode::InvalidId.as_str()), Some(&1));
 //! assert!(String::from_utf8(diagnostics)?.starts_with("dlq:2: /id: INVALID_ID: "));

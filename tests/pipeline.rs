@@ -128,7 +128,7 @@ fn parallel(
         rejects: Some(&mut rejects),
         messages: None,
     };
-    let books = pipeline::run(sources, op, options, outputs, None).unwrap();
+    let (books, ()) = pipeline::run(sources, op, options, outputs, None).unwrap();
     ([primary, valid, rejects], books)
 }
 
@@ -301,7 +301,9 @@ struct PanicsOnBoom;
 impl pipeline::LineOperation for PanicsOnBoom {
     type Worker = ();
     type Tally = ();
+    type Total = ();
     fn worker(&self) {}
+    fn total(&self) {}
     fn apply(
         &self,
         _: &mut (),

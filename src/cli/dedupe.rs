@@ -58,11 +58,11 @@ pub fn run(args: DedupeArgs) -> anyhow::Result<Outcome> {
                 rejects: None,
                 messages: None,
             };
-            pipeline::run(inputs.sources()?, &scan, options, none, None)?;
+            let (_, chosen) = pipeline::run(inputs.sources()?, &scan, options, none, None)?;
             for path in inputs.regular_files() {
                 rdq_envelope::io::between_reads(path);
             }
-            let mut op = DedupeOp::keep_chosen(rules()?, scan.kept());
+            let mut op = DedupeOp::keep_chosen(rules()?, chosen.kept());
             configure(&mut op, &args);
             // Checked before any output is committed: the choice of the first read does
             // not hold for another file.
@@ -72,7 +72,7 @@ pub fn run(args: DedupeArgs) -> anyhow::Result<Outcome> {
                 &args.input,
                 &args.output,
                 dropped,
-                |_, _| Ok(inputs.check_unchanged()?),
+                |_, _, _| Ok(inputs.check_unchanged()?),
             )
         }
     }

@@ -146,19 +146,25 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
     op.max_line_bytes = args.input.max_line_bytes;
     op.neutralize_formulas = !args.no_neutralize_formulas;
     let quiet = args.output.quiet;
-    run::run_then(&op, &args.input, &args.output, None, false, |_, out| {
-        out.write_all(&op.finish()?)?;
-        if !quiet {
-            say_formula_cells(&op)?;
-        }
-        Ok(())
-    })
+    run::run_then(
+        &op,
+        &args.input,
+        &args.output,
+        None,
+        false,
+        |_, mut total, out| {
+            out.write_all(&op.finish(&mut total)?)?;
+            if !quiet {
+                say_formula_cells(&op, total.formula_cells())?;
+            }
+            Ok(())
+        },
+    )
 }
 
-/// Says how many text cells would start a formula in a spreadsheet, and what became of them;
+/// Says how many text `cells` would start a formula in a spreadsheet, and what became of them;
 /// nothing when there were none.
-fn say_formula_cells(op: &ExportOp) -> std::io::Result<()> {
-    let cells = op.formula_cells();
+fn say_formula_cells(op: &ExportOp, cells: u64) -> std::io::Result<()> {
     if cells == 0 {
         return Ok(());
     }

@@ -9,7 +9,7 @@ use rdq_envelope::envelope::formats::ulid_time_ms;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rdq_envelope::ops::{EvalWatch, FilterOp, Fingerprint, Glob, Predicates, Where};
+use rdq_envelope::ops::{EvalWatch, FilterOp, FilterTotal, Fingerprint, Glob, Predicates, Where};
 use rdq_envelope::EnvelopeRules;
 
 use super::time::{envelope_form, parse_opt};
@@ -286,8 +286,8 @@ pub fn run(args: FilterArgs) -> anyhow::Result<Outcome> {
     }
     let op = op(&args)?;
     let count = args.count;
-    let settle = |books: &mut rdq_envelope::pipeline::Summary| {
-        let notes = op.settle(books);
+    let settle = |books: &mut rdq_envelope::pipeline::Summary, total: &FilterTotal| {
+        let notes = op.settle(total, books);
         let mut human = String::new();
         if let Some(n) = notes.where_errors.filter(|&n| n > 0) {
             human.push_str(&format!(", --where failed on {n}"));
@@ -310,7 +310,7 @@ pub fn run(args: FilterArgs) -> anyhow::Result<Outcome> {
         &args.output,
         limit,
         settle,
-        |books, out| match count {
+        |books, _, out| match count {
             true => Ok(writeln!(out, "{}", books.emitted)?),
             false => Ok(()),
         },

@@ -13,9 +13,14 @@ pub struct PanicOn<'a, Op> {
 impl<Op: LineOperation> LineOperation for PanicOn<'_, Op> {
     type Worker = Op::Worker;
     type Tally = Op::Tally;
+    type Total = Op::Total;
 
     fn worker(&self) -> Self::Worker {
         self.op.worker()
+    }
+
+    fn total(&self) -> Self::Total {
+        self.op.total()
     }
 
     fn apply(
@@ -30,7 +35,11 @@ impl<Op: LineOperation> LineOperation for PanicOn<'_, Op> {
         self.op.apply(worker, line, out)
     }
 
-    fn merge_tally(&self, tally: &mut Self::Tally) {
-        self.op.merge_tally(tally)
+    fn merge(&self, total: &mut Self::Total, tally: &mut Self::Tally) {
+        self.op.merge(total, tally)
+    }
+
+    fn settle(&self, total: &mut Self::Total, out: &mut pipeline::ChunkOutput<Self::Tally>) {
+        self.op.settle(total, out)
     }
 }

@@ -94,7 +94,7 @@ pub fn run(args: RedriveArgs) -> anyhow::Result<Outcome> {
         &args.output,
         None,
         false,
-        |summary, out| write_dry_run(summary, &op.report(), to, out),
+        |summary, total, out| write_dry_run(summary, total.report(), to, out),
     )
 }
 

@@ -40,22 +40,23 @@ pub fn run<Op: LineOperation>(
     secondary: Secondary<'_>,
     messages: bool,
 ) -> anyhow::Result<Outcome> {
-    run_then(op, input, output, secondary, messages, |_, _| Ok(()))
+    run_then(op, input, output, secondary, messages, |_, _, _| Ok(()))
 }
 
-/// Like [`run`], then `epilogue` writes what the run added up to the primary output (the count
-/// of `filter --count`, the report of `stats`), before any output is committed.
+/// Like [`run`], then `epilogue` writes what the run added up (its books and the operation's
+/// total) to the primary output (the count of `filter --count`, the report of `stats`), before
+/// any output is committed.
 pub fn run_then<Op: LineOperation>(
     op: &Op,
     input: &InputArgs,
     output: &OutputArgs,
     secondary: Secondary<'_>,
     messages: bool,
-    epilogue: impl FnOnce(&Summary, &mut dyn Write) -> anyhow::Result<()>,
+    epilogue: impl FnOnce(&Summary, Op::Total, &mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<Outcome> {
     let settled = Settled {
         primary_lines: None,
-        settle: |_: &mut Summary| Notes::default(),
+        settle: |_: &mut Summary, _: &Op::Total| Notes::default(),
     };
     let sources = sources(&input.files);
     run_full(
@@ -71,11 +72,11 @@ pub fn run_sources_then<Op: LineOperation>(
     input: &InputArgs,
     output: &OutputArgs,
     secondary: Secondary<'_>,
-    epilogue: impl FnOnce(&Summary, &mut dyn Write) -> anyhow::Result<()>,
+    epilogue: impl FnOnce(&Summary, Op::Total, &mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<Outcome> {
     let settled = Settled {
         primary_lines: None,
-        settle: |_: &mut Summary| Notes::default(),
+        settle: |_: &mut Summary, _: &Op::Total| Notes::default(),
     };
     run_full(
         op, sources, input, output, secondary, false, settled, epilogue,
@@ -93,7 +94,7 @@ pub struct Notes {
 }
 
 /// How a command's run ends beyond the books: the most lines its primary output takes (the
-/// rest is dropped), and what settles the books after the run.
+/// rest is dropped), and what settles the books after the run, from the operation's total.
 pub struct Settled<F> {
     pub primary_lines: Option<u64>,
     pub settle: F,
@@ -105,8 +106,8 @@ pub fn run_settled<Op: LineOperation>(
     input: &InputArgs,
     output: &OutputArgs,
     primary_lines: Option<u64>,
-    settle: impl FnOnce(&mut Summary) -> Notes,
-    epilogue: impl FnOnce(&Summary, &mut dyn Write) -> anyhow::Result<()>,
+    settle: impl FnOnce(&mut Summary, &Op::Total) -> Notes,
+    epilogue: impl FnOnce(&Summary, Op::Total, &mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<Outcome> {
     let settled = Settled {
         primary_lines,
@@ -132,8 +133,8 @@ fn run_full<Op: LineOperation>(
     output: &OutputArgs,
     secondary: Secondary<'_>,
     messages: bool,
-    settled: Settled<impl FnOnce(&mut Summary) -> Notes>,
-    epilogue: impl FnOnce(&Summary, &mut dyn Write) -> anyhow::Result<()>,
+    settled: Settled<impl FnOnce(&mut Summary, &Op::Total) -> Notes>,
+    epilogue: impl FnOnce(&Summary, Op::Total, &mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     check_usage(input, output, secondary)?;
@@ -196,9 +197,9 @@ fn run_full<Op: LineOperation>(
     if let Some(bar) = bar {
         bar.finish();
     }
-    let (summary, notes) = result?;
+    let (summary, notes, total) = result?;
     if let Some(primary) = files.primary.as_mut() {
-        epilogue(&summary, primary)?;
+        epilogue(&summary, total, primary)?;
     }
     // The closing line goes out when every output is complete and none is renamed yet: a
     // standard error that cannot take it fails the run with every path as it was.
@@ -296,14 +297,15 @@ pub struct Run {
 }
 
 /// Runs `op` over `sources` into `files`, settles the books and writes them (with `seconds`
-/// and the notes) to the summary file, if any. Nothing is committed: the caller decides.
+/// and the notes) to the summary file, if any; returns them with the operation's total.
+/// Nothing is committed: the caller decides.
 pub fn execute<Op: LineOperation>(
     op: &Op,
     sources: Vec<Source>,
     run: Run,
     files: &mut RunFiles,
-    settled: Settled<impl FnOnce(&mut Summary) -> Notes>,
-) -> anyhow::Result<(Summary, Notes)> {
+    settled: Settled<impl FnOnce(&mut Summary, &Op::Total) -> Notes>,
+) -> anyhow::Result<(Summary, Notes, Op::Total)> {
     let mut primary = files
         .primary
         .as_mut()
@@ -318,9 +320,9 @@ pub fn execute<Op: LineOperation>(
             .filter(|_| run.messages)
             .map(|o| o as _),
     };
-    let mut summary = pipeline::run(sources, op, run.options, outputs, run.progress)?;
+    let (mut summary, total) = pipeline::run(sources, op, run.options, outputs, run.progress)?;
     summary.seconds = run.started.elapsed().as_secs_f64();
-    let notes = (settled.settle)(&mut summary);
+    let notes = (settled.settle)(&mut summary, &total);
     debug_assert!(summary.balances());
     if let Some(out) = files.summary.as_mut() {
         let mut line = Vec::new();
@@ -340,7 +342,7 @@ pub fn execute<Op: LineOperation>(
         }
         out.write_all(&line)?;
     }
-    Ok((summary, notes))
+    Ok((summary, notes, total))
 }
 
 /// The exit status a completed run's books call for.

@@ -98,13 +98,15 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
         // Why a --payload-only match printed nothing.
         messages: Some(&mut stderr),
     };
-    let books = pipeline::run(run::sources(&args.input.files), &op, options, outputs, None)?;
+    let (books, by_reference) =
+        pipeline::run(run::sources(&args.input.files), &op, options, outputs, None)?;
     rdq_envelope::io::commit_all([stdout, stderr])?;
     if books.emitted == 0 {
         super::say(format_args!("no valid envelope has the ID {}", op.id()))?;
         return Ok(Outcome::Rejected);
     }
-    if op.payloads_by_reference() > 0 {
+    // Matches with no inline payload for --payload-only to print.
+    if by_reference > 0 {
         return Ok(Outcome::Rejected);
     }
     Ok(Outcome::Clean)

@@ -95,25 +95,32 @@ pub fn run(args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
         .iter()
         .map(|f| f.to_string_lossy().into_owned())
         .collect();
-    run::run_then(&op, &args.input, &args.output, None, false, |books, out| {
-        if args.format == FormatArg::Html {
-            let context = Context {
-                inputs: &inputs,
-                top: args.top,
-            };
-            write_html(&op.overview(args.top, books), books, &context, out)?;
-            return Ok(());
-        }
-        let report = op.report(args.top, books);
-        match args.format {
-            FormatArg::Json => {
-                serde_json::to_writer(&mut *out, &report)?;
-                writeln!(out)?;
+    run::run_then(
+        &op,
+        &args.input,
+        &args.output,
+        None,
+        false,
+        |books, total, out| {
+            if args.format == FormatArg::Html {
+                let context = Context {
+                    inputs: &inputs,
+                    top: args.top,
+                };
+                write_html(&op.overview(&total, args.top, books), books, &context, out)?;
+                return Ok(());
             }
-            FormatArg::Table | FormatArg::Html => {
-                write_tables(&report, &Style::new(colour), width, out)?
+            let report = op.report(&total, args.top, books);
+            match args.format {
+                FormatArg::Json => {
+                    serde_json::to_writer(&mut *out, &report)?;
+                    writeln!(out)?;
+                }
+                FormatArg::Table | FormatArg::Html => {
+                    write_tables(&report, &Style::new(colour), width, out)?
+                }
             }
-        }
-        Ok(())
-    })
+            Ok(())
+        },
+    )
 }

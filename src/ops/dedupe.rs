@@ -8,7 +8,6 @@
 //! from a bit per line.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 use foldhash::fast::FixedState;
 
@@ -123,11 +122,12 @@ fn read_copy(envelope: &EnvelopeRef<'_>) -> Option<Sighting> {
 pub struct DedupeScan {
     rules: EnvelopeRules,
     max_line_bytes: usize,
-    best: Mutex<Scan>,
 }
 
+/// What the first pass of `--keep newest` finds, in input order: the run's total, whose
+/// [`DedupeScanTotal::kept`] [`DedupeOp::keep_chosen`] takes.
 #[derive(Debug, Default)]
-struct Scan {
+pub struct DedupeScanTotal {
     /// Valid lines seen so far.
     valid: u64,
     /// For every ID, the best copy's history and valid-line number.
@@ -140,15 +140,15 @@ impl DedupeScan {
         DedupeScan {
             rules,
             max_line_bytes,
-            best: Mutex::default(),
         }
     }
+}
 
+impl DedupeScanTotal {
     /// The copies to keep: bit `k` is set when the k-th valid line is one.
     pub fn kept(self) -> Vec<u64> {
-        let scan = self.best.into_inner().unwrap_or_else(|e| e.into_inner());
-        let mut kept = vec![0u64; scan.valid.div_ceil(64) as usize];
-        for (_, number) in scan.best.into_values() {
+        let mut kept = vec![0u64; self.valid.div_ceil(64) as usize];
+        for (_, number) in self.best.into_values() {
             kept[(number / 64) as usize] |= 1 << (number % 64);
         }
         kept
@@ -159,9 +159,14 @@ impl LineOperation for DedupeScan {
     type Worker = DedupeWorker;
     /// The chunk's valid lines' copies, in order.
     type Tally = Vec<(u128, History)>;
+    type Total = DedupeScanTotal;
 
     fn worker(&self) -> DedupeWorker {
         DedupeWorker::new(&self.rules, self.max_line_bytes)
+    }
+
+    fn total(&self) -> DedupeScanTotal {
+        DedupeScanTotal::default()
     }
 
     fn apply(
@@ -180,8 +185,7 @@ impl LineOperation for DedupeScan {
         }
     }
 
-    fn merge_tally(&self, tally: &mut Self::Tally) {
-        let mut scan = self.best.lock().unwrap_or_else(|e| e.into_inner());
+    fn merge(&self, scan: &mut DedupeScanTotal, tally: &mut Self::Tally) {
         for (id, history) in tally.drain(..) {
             let number = scan.valid;
             scan.valid += 1;
@@ -197,11 +201,19 @@ impl LineOperation for DedupeScan {
 /// Which copy of an ID `dedupe` keeps.
 #[derive(Debug)]
 enum Keeping {
-    /// The first in input order: the IDs seen so far.
-    First(Mutex<IdTable<()>>),
-    /// The ones [`DedupeScan`] chose, by valid-line number, and how many valid lines came
-    /// before the chunk being settled.
-    Chosen { kept: Vec<u64>, valid: Mutex<u64> },
+    /// The first in input order.
+    First,
+    /// The ones [`DedupeScan`] chose, by valid-line number.
+    Chosen { kept: Vec<u64> },
+}
+
+/// What `dedupe`'s writer knows of the lines before the chunk it settles: the run's total.
+#[derive(Debug, Default)]
+pub struct DedupeTotal {
+    /// `--keep first`: the IDs seen so far.
+    seen: IdTable<()>,
+    /// `--keep newest`: the valid lines settled so far.
+    valid: u64,
 }
 
 /// The `dedupe` operation: kept copies to the primary output, dropped ones to the secondary
@@ -222,19 +234,13 @@ pub struct DedupeOp {
 impl DedupeOp {
     /// `--keep first`: keeps the first copy of every ID, streaming.
     pub fn keep_first(rules: EnvelopeRules) -> Self {
-        Self::with(rules, Keeping::First(Mutex::default()))
+        Self::with(rules, Keeping::First)
     }
 
-    /// Keeps the copies `scan` chose (its [`DedupeScan::kept`]), for the same input read
-    /// again under the same rules.
+    /// Keeps the copies a [`DedupeScan`] chose (its run's [`DedupeScanTotal::kept`]), for the
+    /// same input read again under the same rules.
     pub fn keep_chosen(rules: EnvelopeRules, kept: Vec<u64>) -> Self {
-        Self::with(
-            rules,
-            Keeping::Chosen {
-                kept,
-                valid: Mutex::new(0),
-            },
-        )
+        Self::with(rules, Keeping::Chosen { kept })
     }
 
     fn with(rules: EnvelopeRules, keeping: Keeping) -> Self {
@@ -259,9 +265,14 @@ pub struct Written {
 impl LineOperation for DedupeOp {
     type Worker = DedupeWorker;
     type Tally = Vec<Written>;
+    type Total = DedupeTotal;
 
     fn worker(&self) -> DedupeWorker {
         DedupeWorker::new(&self.rules, self.max_line_bytes)
+    }
+
+    fn total(&self) -> DedupeTotal {
+        DedupeTotal::default()
     }
 
     fn apply(
@@ -290,18 +301,14 @@ impl LineOperation for DedupeOp {
         Action::Emit
     }
 
-    fn settle(&self, out: &mut ChunkOutput<Self::Tally>) {
+    fn settle(&self, total: &mut DedupeTotal, out: &mut ChunkOutput<Self::Tally>) {
         let mut kept_to = 0;
         let mut dropped = 0;
-        let decide = |id: u128| match &self.keeping {
-            Keeping::First(seen) => {
-                let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
-                seen.part(id).insert(Key::of(id), ()).is_none()
-            }
-            Keeping::Chosen { kept, valid } => {
-                let mut valid = valid.lock().unwrap_or_else(|e| e.into_inner());
-                let k = *valid;
-                *valid += 1;
+        let mut decide = |id: u128| match &self.keeping {
+            Keeping::First => total.seen.part(id).insert(Key::of(id), ()).is_none(),
+            Keeping::Chosen { kept } => {
+                let k = total.valid;
+                total.valid += 1;
                 kept.get((k / 64) as usize)
                     .is_some_and(|bits| bits >> (k % 64) & 1 == 1)
             }

@@ -1,6 +1,6 @@
 //! `filter`: the valid lines that match every predicate, byte-identical (docs/cli.md#filter).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use memchr::memmem;
@@ -321,12 +321,11 @@ pub struct FilterOp {
     pub limit: Option<u64>,
     /// Where each worker is in its `--where` evaluations, for a watchdog (`None`: unwatched).
     pub watch: Option<Arc<EvalWatch>>,
-    /// Lines emitted by the chunks merged so far (in input order).
+    /// Lines emitted by the chunks merged so far (in input order), under a limit. Not a book
+    /// (those are the run's [`FilterTotal`]) but a signal from the writer to the workers, which
+    /// read it while the run goes on to stop at the limit without waiting for the writer; the
+    /// run's total resets it as the run starts ([`LineOperation::total`]).
     merged: AtomicU64,
-    /// Lines on which `--where` failed, in the chunks merged so far.
-    where_errors: AtomicU64,
-    /// A worker saw a match past the limit.
-    cut: AtomicBool,
 }
 
 impl Clone for FilterOp {
@@ -349,6 +348,18 @@ pub struct FilterTally {
     emitted: u64,
     /// Lines on which `--where` failed.
     where_errors: u64,
+    /// A match past the limit was seen.
+    cut: bool,
+}
+
+/// What a run adds up beside the books, in the chunks merged so far: read it with
+/// [`FilterOp::settle`] once the run is over.
+#[derive(Debug, Default)]
+pub struct FilterTotal {
+    /// Lines on which `--where` failed.
+    where_errors: u64,
+    /// A worker saw a match past the limit.
+    cut: bool,
 }
 
 /// What `filter` adds to the run's summary (docs/cli.md#filter).
@@ -389,27 +400,25 @@ impl FilterOp {
             limit: None,
             watch: None,
             merged: AtomicU64::new(0),
-            where_errors: AtomicU64::new(0),
-            cut: AtomicBool::new(false),
         }
     }
 
-    /// Settles the books after a run: with a limit, the lines emitted past it (which
-    /// [`LimitedLines`] kept out of the output) count as filtered out. Returns what the
+    /// Settles the books after a run, from its total: with a limit, the lines emitted past it
+    /// (which [`LimitedLines`] kept out of the output) count as filtered out. Returns what the
     /// summary adds.
-    pub fn settle(&self, books: &mut crate::pipeline::Summary) -> FilterNotes {
+    pub fn settle(&self, total: &FilterTotal, books: &mut crate::pipeline::Summary) -> FilterNotes {
         let mut notes = FilterNotes {
             where_errors: None,
             limit_reached: None,
         };
         if self.predicates.where_expr.is_some() {
-            notes.where_errors = Some(self.where_errors.load(Ordering::Relaxed));
+            notes.where_errors = Some(total.where_errors);
         }
         if let Some(limit) = self.limit {
             let past = books.emitted.saturating_sub(limit);
             books.emitted -= past;
             books.filtered_out += past;
-            notes.limit_reached = Some(past > 0 || self.cut.load(Ordering::Relaxed));
+            notes.limit_reached = Some(past > 0 || total.cut);
         }
         notes
     }
@@ -499,7 +508,7 @@ impl FilterOp {
             // matches reach the limit, this match is certainly past it, and so is the rest of
             // the input. (Otherwise it may still be: the writer cuts the output.)
             if self.merged.load(Ordering::Relaxed) + out.tally.emitted >= limit {
-                self.cut.store(true, Ordering::Relaxed);
+                out.tally.cut = true;
                 out.stop = true;
                 return Action::FilterOut;
             }
@@ -516,6 +525,7 @@ impl FilterOp {
 impl LineOperation for FilterOp {
     type Worker = FilterWorker;
     type Tally = FilterTally;
+    type Total = FilterTotal;
 
     fn worker(&self) -> Self::Worker {
         // The predicates compare texts: a line whose strings hold escapes is read from its
@@ -541,13 +551,20 @@ impl LineOperation for FilterOp {
             .map(|_| super::jq::EVAL_STACK_BYTES)
     }
 
-    fn merge_tally(&self, tally: &mut FilterTally) {
+    fn total(&self) -> FilterTotal {
+        self.merged.store(0, Ordering::Relaxed);
+        FilterTotal::default()
+    }
+
+    fn merge(&self, total: &mut FilterTotal, tally: &mut FilterTally) {
         let FilterTally {
             emitted,
             where_errors,
+            cut,
         } = std::mem::take(tally);
         self.merged.fetch_add(emitted, Ordering::Relaxed);
-        self.where_errors.fetch_add(where_errors, Ordering::Relaxed);
+        total.where_errors += where_errors;
+        total.cut |= cut;
     }
 
     fn apply(

@@ -64,6 +64,7 @@ pub struct MigrateWorker {
 impl LineOperation for MigrateOp {
     type Worker = MigrateWorker;
     type Tally = ();
+    type Total = ();
 
     fn worker(&self) -> Self::Worker {
         let importer = match &self.source {
@@ -84,6 +85,8 @@ impl LineOperation for MigrateOp {
             row_warnings: Vec::new(),
         }
     }
+
+    fn total(&self) {}
 
     fn apply(&self, w: &mut MigrateWorker, line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
         let SourceLine { source, line } = line;

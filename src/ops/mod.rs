@@ -19,12 +19,12 @@ mod validate;
 // `pub` in their modules but are not re-exported: an embedder runs an operation, it never
 // names its per-thread state or its chunks' books.
 pub use arrivals::{ArrivalBucket, Arrivals, MAX_ARRIVAL_BUCKETS};
-pub use dedupe::{DedupeOp, DedupeScan};
+pub use dedupe::{DedupeOp, DedupeScan, DedupeScanTotal, DedupeTotal};
 pub use export::{
-    ColumnType, ExportError, ExportField, ExportFormat, ExportOp, UnknownField, DEFAULT_FIELDS,
-    FIELD_NAMES, FORMULA_TRIGGERS,
+    ColumnType, ExportError, ExportField, ExportFormat, ExportOp, ExportTotal, UnknownField,
+    DEFAULT_FIELDS, FIELD_NAMES, FORMULA_TRIGGERS,
 };
-pub use filter::{FilterNotes, FilterOp, Glob, Predicates};
+pub use filter::{FilterNotes, FilterOp, FilterTotal, Glob, Predicates};
 // The command line's `--limit` writer: glue, not part of the API.
 #[doc(hidden)]
 pub use filter::LimitedLines;
@@ -34,8 +34,8 @@ pub use jq::{Where, WhereError, WhereVerdict};
 #[doc(hidden)]
 pub use jq::{EvalWatch, Running, EVAL_STACK_BYTES};
 pub use migrate::{MigrateOp, MigrateSource};
-pub use redrive::{InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveReport};
-pub use sample::SampleOp;
+pub use redrive::{InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveReport, RedriveTotal};
+pub use sample::{SampleOp, SampleTotal};
 pub use show::{ShowOp, ShowPayload};
 pub use stats::{
     Bucket, CreatedRange, Day, ErrorType, FingerprintGroup, Group, GroupBy, QueueCount, Stats,

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::sync::Mutex;
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::envelope::formats::{is_name, parse_timestamp, timestamp_bytes};
@@ -59,7 +58,7 @@ pub struct RedriveOp {
     queue: Option<String>,
     /// Reject with `REDRIVE_LIMIT` a task whose `redrive_count` is already this or more.
     pub max_redrives: Option<u64>,
-    /// Add up [`RedriveOp::report`].
+    /// Add up the report of the run's total ([`RedriveTotal::report`]).
     pub collect_report: bool,
     /// Write nothing (`--dry-run`): the books and the report say what would be done. Implies
     /// `collect_report`.
@@ -68,8 +67,6 @@ pub struct RedriveOp {
     pub write_rejects: bool,
     /// The reader cap, for the `LINE_TOO_LONG` message.
     pub max_line_bytes: usize,
-    /// What the writer adds up in input order.
-    totals: Mutex<Totals>,
 }
 
 /// A due time that is not a timestamp of the envelope's form.
@@ -101,12 +98,20 @@ impl RedriveReport {
     }
 }
 
-/// The writer's running state.
+/// What the writer adds up in input order: the run's total.
 #[derive(Debug, Default)]
-struct Totals {
+pub struct RedriveTotal {
     /// How many tasks earlier chunks redrove (`--rate` numbers them).
     redriven: u64,
     report: RedriveReport,
+}
+
+impl RedriveTotal {
+    /// What the run redrove, by queue, and the due times written (empty unless
+    /// [`RedriveOp::collect_report`] or [`RedriveOp::dry_run`]).
+    pub fn report(&self) -> &RedriveReport {
+        &self.report
+    }
 }
 
 impl RedriveOp {
@@ -133,7 +138,6 @@ impl RedriveOp {
             dry_run: false,
             write_rejects: false,
             max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
-            totals: Mutex::default(),
         })
     }
 
@@ -153,15 +157,6 @@ impl RedriveOp {
     /// The start time: when the redriven tasks are due, or the first of them is.
     pub fn at(&self) -> &str {
         &self.at
-    }
-
-    /// What the run redrove, by queue, and the due times written (empty unless
-    /// `collect_report`).
-    pub fn report(&self) -> RedriveReport {
-        self.totals
-            .lock()
-            .map(|t| t.report.clone())
-            .unwrap_or_default()
     }
 
     /// The due time of a task with this ID, before `--rate` (which the writer applies).
@@ -220,6 +215,7 @@ struct Target<'a> {
 impl LineOperation for RedriveOp {
     type Worker = RedriveWorker;
     type Tally = RedriveTally;
+    type Total = RedriveTotal;
 
     fn worker(&self) -> Self::Worker {
         RedriveWorker {
@@ -227,6 +223,10 @@ impl LineOperation for RedriveOp {
             nodes: Vec::new(),
             edits: Edits::default(),
         }
+    }
+
+    fn total(&self) -> RedriveTotal {
+        RedriveTotal::default()
     }
 
     fn apply(
@@ -268,32 +268,30 @@ impl LineOperation for RedriveOp {
         super::reject(checked.verdict(), at, &line, out, self.write_rejects)
     }
 
-    fn settle(&self, out: &mut ChunkOutput<RedriveTally>) {
-        self.number_rated(out);
+    fn settle(&self, total: &mut RedriveTotal, out: &mut ChunkOutput<RedriveTally>) {
+        self.number_rated(total, out);
         if self.dry_run {
             out.primary.clear();
             out.rejects.clear();
         }
     }
 
-    fn merge_tally(&self, tally: &mut RedriveTally) {
+    fn merge(&self, total: &mut RedriveTotal, tally: &mut RedriveTally) {
         if self.reports() {
-            if let Ok(mut totals) = self.totals.lock() {
-                let mut start = 0;
-                for &end in &tally.queue_ends {
-                    let queue = String::from_utf8_lossy(&tally.queues[start..end]);
-                    match totals.report.by_queue.get_mut(queue.as_ref()) {
-                        Some(count) => *count += 1,
-                        None => {
-                            totals.report.by_queue.insert(queue.into_owned(), 1);
-                        }
+            let mut start = 0;
+            for &end in &tally.queue_ends {
+                let queue = String::from_utf8_lossy(&tally.queues[start..end]);
+                match total.report.by_queue.get_mut(queue.as_ref()) {
+                    Some(count) => *count += 1,
+                    None => {
+                        total.report.by_queue.insert(queue.into_owned(), 1);
                     }
-                    start = end;
                 }
-                if let Some((first, last)) = tally.due {
-                    totals.report.add_due(first);
-                    totals.report.add_due(last);
-                }
+                start = end;
+            }
+            if let Some((first, last)) = tally.due {
+                total.report.add_due(first);
+                total.report.add_due(last);
             }
         }
         tally.queues.clear();
@@ -309,23 +307,20 @@ impl RedriveOp {
 
     /// With `--rate`: writes the due times of a chunk's redriven lines, which depend on how
     /// many came before them in the whole input.
-    fn number_rated(&self, out: &mut ChunkOutput<RedriveTally>) {
+    fn number_rated(&self, total: &mut RedriveTotal, out: &mut ChunkOutput<RedriveTally>) {
         let Pacing::Rate { count, per_ms } = self.pacing else {
             return;
         };
-        let Ok(mut totals) = self.totals.lock() else {
-            return;
-        };
         for &at in &out.tally.due_at {
-            let i = u128::from(totals.redriven);
+            let i = u128::from(total.redriven);
             let offset = i * u128::from(per_ms) / u128::from(count.max(1));
             let due = i64::try_from(offset)
                 .map_or(LATEST_MS, |offset| self.start_ms.saturating_add(offset))
                 .min(LATEST_MS);
             out.primary[at..at + 24].copy_from_slice(&timestamp_bytes(due));
-            totals.redriven += 1;
+            total.redriven += 1;
             if self.reports() {
-                totals.report.add_due(due);
+                total.report.add_due(due);
             }
         }
         out.tally.due_at.clear();

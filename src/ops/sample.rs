@@ -4,7 +4,6 @@
 //! queue with `--by queue`).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 use foldhash::fast::FixedState;
 use rand_pcg::rand_core::{Rng, SeedableRng};
@@ -13,8 +12,8 @@ use rand_pcg::Pcg64Mcg;
 use crate::envelope::{Checker, EnvelopeRules};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
-/// The `sample` operation: nothing is written while the lines stream; [`SampleOp::take_sample`]
-/// gives the chosen lines, in input order, at the end. The books count them as emitted and
+/// The `sample` operation: nothing is written while the lines stream; the run's total
+/// ([`SampleTotal::into_sample`]) gives the chosen lines, in input order, at the end. The books count them as emitted and
 /// the other valid lines as filtered out.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -26,12 +25,14 @@ pub struct SampleOp {
     pub write_rejects: bool,
     /// The reader cap, for the `LINE_TOO_LONG` message.
     pub max_line_bytes: usize,
-    state: Mutex<State>,
+    /// The random numbers' seed.
+    seed: u64,
 }
 
-/// The writer's state: the random numbers, in input order, and the reservoirs.
+/// The writer's state, the run's total: the random numbers, in input order, and the
+/// reservoirs.
 #[derive(Debug)]
-struct State {
+pub struct SampleTotal {
     rng: Pcg64Mcg,
     /// Valid lines seen so far (their numbers order the sample).
     valid: u64,
@@ -90,21 +91,16 @@ impl SampleOp {
             by_queue,
             write_rejects: false,
             max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
-            state: Mutex::new(State {
-                rng: Pcg64Mcg::seed_from_u64(seed),
-                valid: 0,
-                all: Reservoir::default(),
-                by_queue: HashMap::default(),
-            }),
+            seed,
         }
     }
+}
 
-    /// The sampled lines, without terminators, in input order (taken: a second call gives
-    /// none).
-    pub fn take_sample(&self) -> Vec<Vec<u8>> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let mut lines = std::mem::take(&mut state.all.lines);
-        for (_, reservoir) in state.by_queue.drain() {
+impl SampleTotal {
+    /// The sampled lines, without terminators, in input order.
+    pub fn into_sample(self) -> Vec<Vec<u8>> {
+        let mut lines = self.all.lines;
+        for (_, reservoir) in self.by_queue {
             lines.extend(reservoir.lines);
         }
         lines.sort_unstable_by_key(|(number, _)| *number);
@@ -128,10 +124,20 @@ pub struct SampleTally {
 impl LineOperation for SampleOp {
     type Worker = SampleWorker;
     type Tally = SampleTally;
+    type Total = SampleTotal;
 
     fn worker(&self) -> SampleWorker {
         SampleWorker {
             checker: super::checker(&self.rules, self.max_line_bytes),
+        }
+    }
+
+    fn total(&self) -> SampleTotal {
+        SampleTotal {
+            rng: Pcg64Mcg::seed_from_u64(self.seed),
+            valid: 0,
+            all: Reservoir::default(),
+            by_queue: HashMap::default(),
         }
     }
 
@@ -160,14 +166,13 @@ impl LineOperation for SampleOp {
         Action::FilterOut
     }
 
-    fn settle(&self, out: &mut ChunkOutput<SampleTally>) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let State {
+    fn settle(&self, total: &mut SampleTotal, out: &mut ChunkOutput<SampleTally>) {
+        let SampleTotal {
             rng,
             valid,
             all,
             by_queue,
-        } = &mut *state;
+        } = total;
         for &[start, end, queue_start, queue_end] in &out.tally.lines {
             let line = &out.tally.bytes[start..end];
             let number = *valid;
@@ -233,8 +238,8 @@ mod tests {
             rejects: None,
             messages: None,
         };
-        let books = pipeline::run(sources, &op, options, none, None).unwrap();
-        let taken = op.take_sample();
+        let (books, total) = pipeline::run(sources, &op, options, none, None).unwrap();
+        let taken = total.into_sample();
         assert_eq!(books.emitted as usize, taken.len());
         assert_eq!(books.filtered_out as usize, lines.len() - taken.len());
         taken

@@ -4,8 +4,6 @@
 //! escape (the only way JSON can spell an ID's letters otherwise) cannot be it, and is passed
 //! over unparsed. Only candidates are judged; invalid lines are skipped silently.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use memchr::memmem;
 
 use crate::envelope::{Checker, EnvelopeRules};
@@ -24,8 +22,10 @@ pub enum ShowPayload {
 }
 
 /// The `show` operation: matches go to the primary output; the run stops after the first one
-/// unless `all`.
-#[derive(Debug)]
+/// unless `all`. The run's total counts the matches whose payload [`ShowPayload::Only`] could
+/// not print (a v2 claim-check envelope's payload is by reference); each was explained in the
+/// messages.
+#[derive(Debug, Clone)]
 pub struct ShowOp {
     rules: EnvelopeRules,
     id: String,
@@ -35,23 +35,6 @@ pub struct ShowOp {
     /// The ID's bytes and `\u`, searched for in every line: built once, not per line.
     id_finder: memmem::Finder<'static>,
     escape_finder: memmem::Finder<'static>,
-    /// Matches whose payload [`ShowPayload::Only`] could not print (it is by reference).
-    by_reference: AtomicU64,
-}
-
-impl Clone for ShowOp {
-    fn clone(&self) -> Self {
-        ShowOp {
-            rules: self.rules.clone(),
-            id: self.id.clone(),
-            all: self.all,
-            payload: self.payload,
-            escape_controls: self.escape_controls,
-            id_finder: self.id_finder.clone(),
-            escape_finder: self.escape_finder.clone(),
-            by_reference: AtomicU64::new(self.by_reference.load(Ordering::Relaxed)),
-        }
-    }
 }
 
 impl ShowOp {
@@ -65,7 +48,6 @@ impl ShowOp {
             all,
             payload,
             escape_controls: false,
-            by_reference: AtomicU64::new(0),
         }
     }
 
@@ -81,12 +63,6 @@ impl ShowOp {
     pub fn id(&self) -> &str {
         &self.id
     }
-
-    /// How many matches had no inline payload for [`ShowPayload::Only`] to print (a v2
-    /// claim-check envelope's payload is by reference); each was explained in the messages.
-    pub fn payloads_by_reference(&self) -> u64 {
-        self.by_reference.load(Ordering::Relaxed)
-    }
 }
 
 /// A worker's reusable state.
@@ -101,6 +77,8 @@ impl LineOperation for ShowOp {
     type Worker = ShowWorker;
     /// Matches whose payload is by reference, under [`ShowPayload::Only`].
     type Tally = u64;
+    /// The run's, in the chunks written.
+    type Total = u64;
 
     fn worker(&self) -> ShowWorker {
         ShowWorker {
@@ -108,6 +86,10 @@ impl LineOperation for ShowOp {
             payload: Vec::new(),
             shown: Vec::new(),
         }
+    }
+
+    fn total(&self) -> u64 {
+        0
     }
 
     fn apply(
@@ -165,9 +147,8 @@ impl LineOperation for ShowOp {
         Action::Emit
     }
 
-    fn merge_tally(&self, tally: &mut u64) {
-        self.by_reference
-            .fetch_add(std::mem::take(tally), Ordering::Relaxed);
+    fn merge(&self, total: &mut u64, tally: &mut u64) {
+        *total += std::mem::take(tally);
     }
 }
 

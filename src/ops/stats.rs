@@ -9,7 +9,6 @@
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::Mutex;
 
 use serde::Serialize;
 
@@ -736,8 +735,8 @@ pub struct Day {
 }
 
 /// The `stats` operation: every valid envelope added to the aggregates, invalid lines to the
-/// rejects. Nothing goes to the primary output while it runs; [`StatsOp::report`] is the
-/// result.
+/// rejects. Nothing goes to the primary output while it runs; [`StatsOp::report`] of the run's
+/// total (what [`pipeline::run`](crate::pipeline::run) returns beside the books) is the result.
 #[derive(Debug)]
 pub struct StatsOp {
     /// The rules every line is judged by first.
@@ -753,7 +752,6 @@ pub struct StatsOp {
     also: Vec<GroupBy>,
     /// Count arrivals per minute and per hour ([`StatsOp::overview`]).
     fine_arrivals: bool,
-    total: Mutex<Stats>,
 }
 
 /// Everything [`StatsOp::overview`] reports: a report per grouping, and the arrivals over time.
@@ -778,7 +776,6 @@ impl StatsOp {
             max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
             also: Vec::new(),
             fine_arrivals: false,
-            total: Mutex::default(),
         }
     }
 
@@ -805,9 +802,8 @@ impl StatsOp {
     }
 
     /// The report of each grouping (`by`, then those of [`StatsOp::with_overview`]) and the
-    /// arrivals over time.
-    pub fn overview(&self, top: usize, books: &Summary) -> StatsOverview {
-        let total = self.total.lock().unwrap_or_else(|e| e.into_inner());
+    /// arrivals over time, from what a run added up (its total).
+    pub fn overview(&self, total: &Stats, top: usize, books: &Summary) -> StatsOverview {
         let (groupings, n) = self.groupings();
         StatsOverview {
             reports: groupings[..n]
@@ -819,9 +815,8 @@ impl StatsOp {
         }
     }
 
-    /// The report of what the run added up.
-    pub fn report(&self, top: usize, books: &Summary) -> StatsReport {
-        let total = self.total.lock().unwrap_or_else(|e| e.into_inner());
+    /// The report of what a run added up (its total).
+    pub fn report(&self, total: &Stats, top: usize, books: &Summary) -> StatsReport {
         total.report(self.by, top, books)
     }
 }
@@ -835,6 +830,7 @@ pub struct StatsWorker {
 impl LineOperation for StatsOp {
     type Worker = StatsWorker;
     type Tally = Stats;
+    type Total = Stats;
 
     fn worker(&self) -> Self::Worker {
         StatsWorker {
@@ -842,6 +838,10 @@ impl LineOperation for StatsOp {
             // which decodes them.
             checker: super::checker(&self.rules, self.max_line_bytes).with_plain_texts(),
         }
+    }
+
+    fn total(&self) -> Stats {
+        Stats::default()
     }
 
     fn apply(
@@ -865,10 +865,8 @@ impl LineOperation for StatsOp {
         Action::Emit
     }
 
-    fn merge_tally(&self, tally: &mut Stats) {
-        // Only the writer's thread takes this lock.
-        let mut total = self.total.lock().unwrap_or_else(|e| e.into_inner());
-        tally.drain_into(&mut total);
+    fn merge(&self, total: &mut Stats, tally: &mut Stats) {
+        tally.drain_into(total);
     }
 }
 

@@ -66,12 +66,15 @@ pub struct ValidateWorker {
 impl LineOperation for ValidateOp {
     type Worker = ValidateWorker;
     type Tally = ();
+    type Total = ();
 
     fn worker(&self) -> Self::Worker {
         ValidateWorker {
             checker: super::checker(&self.rules, self.max_line_bytes),
         }
     }
+
+    fn total(&self) {}
 
     fn apply(
         &self,

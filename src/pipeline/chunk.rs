@@ -39,7 +39,7 @@ pub struct ChunkOutput<T = ()> {
     /// The books of these lines.
     pub summary: Summary,
     /// What the operation adds up beside the books ([`LineOperation::Tally`]); the writer
-    /// empties it through [`LineOperation::merge_tally`].
+    /// empties it into the run's total through [`LineOperation::merge`].
     pub tally: T,
     /// Set by an operation that needs no more input: the run ends once this chunk's output
     /// is written (`show` without `--all`).

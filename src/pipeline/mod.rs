@@ -76,15 +76,52 @@ pub struct SourceLine<'a> {
 /// ([`Summary::tally_errors`], [`Summary::tally_warnings`]).
 ///
 /// An operation that adds up more than the books (`stats`) keeps a per-chunk [`Tally`]
-/// (`ChunkOutput::tally`), which the writer hands to [`merge_tally`] in input order, so the
-/// total is the same whatever the worker count. What only input order decides (the i-th
-/// redriven line's due time, whether an ID was seen in an earlier chunk) is settled by
-/// [`settle`], also on the writer's thread in input order, before the chunk is written. An
-/// operation that has seen what it needs (`show`'s first match) sets [`ChunkOutput::stop`]: the
-/// run ends after that chunk's output.
+/// (`ChunkOutput::tally`), filled by a worker, and a run's [`Total`], made by [`total`] when
+/// the run starts and owned by the writer (the thread that called [`run`]), which hands each
+/// chunk's tally to [`merge`] in input order: the total is the same whatever the worker count,
+/// and needs no lock. What only input order decides (the i-th redriven line's due time,
+/// whether an ID was seen in an earlier chunk) is settled by [`settle`], also on the writer's
+/// thread in input order, before the chunk is written. [`run`] returns the total beside the
+/// books. An operation that has seen what it needs (`show`'s first match) sets
+/// [`ChunkOutput::stop`]: the run ends after that chunk's output.
+///
+/// An operation that counts into its total the lines that hold a word:
+///
+/// ```
+/// use rdq_envelope::pipeline::{self, Action, ChunkOutput, LineOperation, Outputs, PipelineOptions, Source, SourceLine};
+///
+/// /// Counts the lines that mention "DEAD", writing nothing.
+/// struct CountDead;
+/// impl LineOperation for CountDead {
+///     type Worker = ();
+///     /// A chunk's lines that mention it.
+///     type Tally = u64;
+///     /// The run's.
+///     type Total = u64;
+///     fn worker(&self) {}
+///     fn total(&self) -> u64 {
+///         0
+///     }
+///     fn apply(&self, _: &mut (), line: SourceLine<'_>, out: &mut ChunkOutput<u64>) -> Action {
+///         out.tally += u64::from(memchr::memmem::find(line.line.content, b"DEAD").is_some());
+///         Action::FilterOut
+///     }
+///     fn merge(&self, total: &mut u64, tally: &mut u64) {
+///         *total += std::mem::take(tally);
+///     }
+/// }
+///
+/// let input = b"{\"status\":\"DEAD\"}\n{\"status\":\"PENDING\"}\n{\"status\":\"DEAD\"}\n".to_vec();
+/// let sources = vec![Source::Reader { name: "demo".into(), reader: Box::new(std::io::Cursor::new(input)) }];
+/// let none = Outputs { primary: None, secondary: None, rejects: None, messages: None };
+/// let (books, dead) = pipeline::run(sources, &CountDead, PipelineOptions::default(), none, None).unwrap();
+/// assert_eq!((books.lines, dead), (3, 2));
+/// ```
 ///
 /// [`Tally`]: LineOperation::Tally
-/// [`merge_tally`]: LineOperation::merge_tally
+/// [`Total`]: LineOperation::Total
+/// [`total`]: LineOperation::total
+/// [`merge`]: LineOperation::merge
 /// [`settle`]: LineOperation::settle
 pub trait LineOperation: Sync {
     /// Per-thread state, made once per worker and reused for every line (parsers, scratch).
@@ -93,8 +130,34 @@ pub trait LineOperation: Sync {
     /// What one chunk's lines add up to beside the books; `()` for most operations.
     type Tally: Default + Send + 'static;
 
+    /// What the whole run adds up to beside the books, in input order: the writer's own state,
+    /// which [`run`] returns. `()` for most operations.
+    type Total: Send;
+
     /// Fresh per-thread state.
     fn worker(&self) -> Self::Worker;
+
+    /// A fresh total, made once as a run starts (so one operation can be run many times).
+    ///
+    /// ```
+    /// # use rdq_envelope::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
+    /// # struct CountDead;
+    /// # impl LineOperation for CountDead {
+    /// #     type Worker = ();
+    /// #     type Tally = u64;
+    /// #     type Total = u64;
+    /// #     fn worker(&self) {}
+    /// #     fn total(&self) -> u64 {
+    /// #         0
+    /// #     }
+    /// #     fn apply(&self, _: &mut (), _: SourceLine<'_>, _: &mut ChunkOutput<u64>) -> Action {
+    /// #         Action::FilterOut
+    /// #     }
+    /// # }
+    /// // `CountDead` is the operation of the trait's example.
+    /// assert_eq!(CountDead.total(), 0);
+    /// ```
+    fn total(&self) -> Self::Total;
 
     /// Judges, transforms or filters one non-blank line.
     fn apply(
@@ -112,17 +175,86 @@ pub trait LineOperation: Sync {
         None
     }
 
-    /// Adds a finished chunk's tally to the run's, on the writer's thread, in input order. It
-    /// should leave `tally` empty: the chunk, and its tally's capacity, is reused.
-    fn merge_tally(&self, tally: &mut Self::Tally) {
-        let _ = tally;
+    /// Adds a finished chunk's tally to the run's total, on the writer's thread, in input
+    /// order, once the chunk is written. It should leave `tally` empty: the chunk, and its
+    /// tally's capacity, is reused. The default adds nothing.
+    ///
+    /// ```
+    /// # use rdq_envelope::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
+    /// # struct CountDead;
+    /// # impl LineOperation for CountDead {
+    /// #     type Worker = ();
+    /// #     type Tally = u64;
+    /// #     type Total = u64;
+    /// #     fn worker(&self) {}
+    /// #     fn total(&self) -> u64 {
+    /// #         0
+    /// #     }
+    /// #     fn apply(&self, _: &mut (), _: SourceLine<'_>, _: &mut ChunkOutput<u64>) -> Action {
+    /// #         Action::FilterOut
+    /// #     }
+    /// #     fn merge(&self, total: &mut u64, tally: &mut u64) {
+    /// #         *total += std::mem::take(tally);
+    /// #     }
+    /// # }
+    /// // `CountDead` is the operation of the trait's example.
+    /// let (mut total, mut tally) = (CountDead.total(), 2);
+    /// CountDead.merge(&mut total, &mut tally);
+    /// assert_eq!((total, tally), (2, 0));
+    /// ```
+    fn merge(&self, total: &mut Self::Total, tally: &mut Self::Tally) {
+        let _ = (total, tally);
     }
 
     /// Finishes a chunk's output on the writer's thread, in input order, before it is written:
     /// it may rewrite the outputs (keeping their lines in order) and move lines between the
-    /// books' `emitted` and `filtered_out`, from what the workers noted in the tally.
-    fn settle(&self, out: &mut ChunkOutput<Self::Tally>) {
-        let _ = out;
+    /// books' `emitted` and `filtered_out`, from what the workers noted in the tally and what
+    /// the chunks before it left in `total`. The default leaves the chunk as it is.
+    ///
+    /// ```
+    /// use rdq_envelope::pipeline::{self, Action, ChunkOutput, LineOperation, Outputs, PipelineOptions, Source, SourceLine};
+    ///
+    /// /// Emits the run's first two lines only: a worker cannot know which those are.
+    /// struct FirstTwo;
+    /// impl LineOperation for FirstTwo {
+    ///     type Worker = ();
+    ///     /// Where each line the chunk emitted ends in its output.
+    ///     type Tally = Vec<usize>;
+    ///     /// The lines kept so far.
+    ///     type Total = usize;
+    ///     fn worker(&self) {}
+    ///     fn total(&self) -> usize {
+    ///         0
+    ///     }
+    ///     fn apply(&self, _: &mut (), line: SourceLine<'_>, out: &mut ChunkOutput<Vec<usize>>) -> Action {
+    ///         out.primary.extend_from_slice(line.line.content);
+    ///         out.primary.push(b'\n');
+    ///         out.tally.push(out.primary.len());
+    ///         Action::Emit
+    ///     }
+    ///     fn settle(&self, kept: &mut usize, out: &mut ChunkOutput<Vec<usize>>) {
+    ///         let ends = std::mem::take(&mut out.tally);
+    ///         let keep = ends.len().min(2 - *kept);
+    ///         out.primary.truncate(if keep == 0 { 0 } else { ends[keep - 1] });
+    ///         *kept += keep;
+    ///         let dropped = (ends.len() - keep) as u64;
+    ///         out.summary.emitted -= dropped;
+    ///         out.summary.filtered_out += dropped;
+    ///     }
+    /// }
+    ///
+    /// let mut options = PipelineOptions::default();
+    /// options.chunk_bytes = 1; // a line a chunk: the first two are settled across chunks
+    /// let input = b"a\nb\nc\nd\n".to_vec();
+    /// let sources = vec![Source::Reader { name: "demo".into(), reader: Box::new(std::io::Cursor::new(input)) }];
+    /// let mut out = Vec::new();
+    /// let outputs = Outputs { primary: Some(&mut out), secondary: None, rejects: None, messages: None };
+    /// let (books, kept) = pipeline::run(sources, &FirstTwo, options, outputs, None).unwrap();
+    /// assert_eq!((out.as_slice(), kept), (&b"a\nb\n"[..], 2));
+    /// assert_eq!((books.emitted, books.filtered_out), (2, 2));
+    /// ```
+    fn settle(&self, total: &mut Self::Total, out: &mut ChunkOutput<Self::Tally>) {
+        let _ = (total, out);
     }
 }
 
@@ -257,7 +389,8 @@ fn read_so_far(what: &str, line: u64, offset: u64) -> String {
 }
 
 /// Runs `op` over every line of `sources`, in parallel, writing the outputs in input order.
-/// Returns the run's books (without `seconds`, which the caller measures).
+/// Returns the run's books (without `seconds`, which the caller measures) and the operation's
+/// [`Total`](LineOperation::Total).
 ///
 /// ```
 /// use rdq_envelope::pipeline::{self, Action, ChunkOutput, LineOperation, Outputs, PipelineOptions, Source, SourceLine};
@@ -267,7 +400,9 @@ fn read_so_far(what: &str, line: u64, offset: u64) -> String {
 /// impl LineOperation for Dead {
 ///     type Worker = ();
 ///     type Tally = ();
+///     type Total = ();
 ///     fn worker(&self) {}
+///     fn total(&self) {}
 ///     fn apply(&self, _: &mut (), line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
 ///         if memchr::memmem::find(line.line.content, b"DEAD").is_none() {
 ///             return Action::FilterOut;
@@ -282,7 +417,7 @@ fn read_so_far(what: &str, line: u64, offset: u64) -> String {
 /// let sources = vec![Source::Reader { name: "demo".into(), reader: Box::new(std::io::Cursor::new(input)) }];
 /// let mut out = Vec::new();
 /// let outputs = Outputs { primary: Some(&mut out), secondary: None, rejects: None, messages: None };
-/// let books = pipeline::run(sources, &Dead, PipelineOptions::default(), outputs, None).unwrap();
+/// let (books, ()) = pipeline::run(sources, &Dead, PipelineOptions::default(), outputs, None).unwrap();
 /// assert_eq!(out, b"{\"status\":\"DEAD\"}\n");
 /// assert_eq!((books.lines, books.blank, books.emitted, books.filtered_out), (3, 1, 1, 1));
 /// ```
@@ -292,7 +427,7 @@ pub fn run<Op: LineOperation>(
     options: PipelineOptions,
     mut outputs: Outputs<'_>,
     progress: Option<Arc<Progress>>,
-) -> Result<Summary, PipelineError> {
+) -> Result<(Summary, Op::Total), PipelineError> {
     let jobs = options.jobs.clamp(1, MAX_JOBS);
     let output_budget = options
         .chunk_bytes
@@ -303,6 +438,9 @@ pub fn run<Op: LineOperation>(
     let pool = jobs + 2 + jobs.min(8);
     let names: Vec<String> = sources.iter().map(Source::name).collect();
     let stop = Arc::new(AtomicBool::new(false));
+    // Made before any worker starts: making it may reset what the workers read of the run
+    // (`filter --limit`'s count of the lines written so far).
+    let mut total = op.total();
 
     let (free_tx, free_rx) = unbounded::<Chunk<Op::Tally>>();
     let (work_tx, work_rx) = bounded::<Chunk<Op::Tally>>(pool);
@@ -359,7 +497,7 @@ pub fn run<Op: LineOperation>(
             progress: progress.as_deref(),
             output_budget,
         };
-        let result = writer.write_in_order(op, &done_rx, &free_tx, &mut outputs);
+        let result = writer.write_in_order(op, &mut total, &done_rx, &free_tx, &mut outputs);
         if !matches!(result, Ok(Ending::Read(_))) {
             stop.store(true, Ordering::Relaxed);
         }
@@ -378,13 +516,13 @@ pub fn run<Op: LineOperation>(
         // no more chunks, so the writer saw the input end early: that is no clean end.
         match result {
             Ok(Ending::Read(books)) => match reader.join() {
-                Ok(()) => Ok(books),
+                Ok(()) => Ok((books, total)),
                 Err(panic) => Err(PipelineError::Panicked {
                     place: "the reader".into(),
                     message: panic_message(&*panic),
                 }),
             },
-            Ok(Ending::Stopped(books)) => Ok(books),
+            Ok(Ending::Stopped(books)) => Ok((books, total)),
             Err(error) => {
                 if !matches!(
                     error,
@@ -575,10 +713,12 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    /// Chunks back in sequence order, their outputs written, their books added up.
+    /// Chunks back in sequence order, their outputs written, their books added up and their
+    /// tallies merged into `total`.
     fn write_in_order<Op: LineOperation>(
         &self,
         op: &Op,
+        total: &mut Op::Total,
         done: &Receiver<Chunk<Op::Tally>>,
         free: &Sender<Chunk<Op::Tally>>,
         outputs: &mut Outputs<'_>,
@@ -598,11 +738,11 @@ impl Writer<'_> {
             while let Some(mut chunk) = waiting.remove(&next) {
                 next += 1;
                 loop {
-                    op.settle(&mut chunk.out);
+                    op.settle(total, &mut chunk.out);
                     write_chunk(&chunk.out, outputs, self.flush_each)
                         .map_err(PipelineError::Output)?;
                     books.merge(&chunk.out.summary);
-                    op.merge_tally(&mut chunk.out.tally);
+                    op.merge(total, &mut chunk.out.tally);
                     if let Some(progress) = self.progress {
                         progress.add_lines(chunk.out.summary.lines);
                     }

@@ -14,10 +14,6 @@
 #[cfg(feature = "parquet")]
 mod parquet;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-#[cfg(feature = "parquet")]
-use std::sync::Mutex;
-
 use super::fields::Text;
 use super::fingerprint::Fingerprinter;
 use crate::envelope::formats::parse_timestamp;
@@ -294,12 +290,29 @@ pub struct ExportOp {
     /// OWASP's advice on CSV injection has it. On by default. Parquet's typed columns are
     /// not affected.
     pub neutralize_formulas: bool,
+}
+
+/// What the writer keeps of an export run, in input order: the run's total. [`ExportOp::finish`]
+/// takes what goes after the last chunk from it.
+#[derive(Debug, Default)]
+pub struct ExportTotal {
     /// The CSV header row went out (with the first chunk).
-    header_written: AtomicBool,
+    header_written: bool,
     /// Text cells that began with a [`FORMULA_TRIGGERS`] character, over the chunks settled.
-    formula_cells: AtomicU64,
+    formula_cells: u64,
+    /// Parquet: the writer, which holds the row groups not yet handed out and writes the
+    /// footer; or why it could not be made.
     #[cfg(feature = "parquet")]
-    parquet: Option<Mutex<parquet::ParquetSink>>,
+    parquet: Option<Result<parquet::ParquetSink, ExportError>>,
+}
+
+impl ExportTotal {
+    /// How many text cells of a CSV or TSV export began with a [`FORMULA_TRIGGERS`]
+    /// character (neutralised or not, as [`ExportOp::neutralize_formulas`] says); 0 for
+    /// Parquet. The same for any number of workers.
+    pub fn formula_cells(&self) -> u64 {
+        self.formula_cells
+    }
 }
 
 impl ExportOp {
@@ -318,11 +331,12 @@ impl ExportOp {
                 return Err(ExportError::DuplicateField(field.name()));
             }
         }
+        // Each run makes its own writer (its total); one is made here to refuse at once the
+        // columns it could not write.
         #[cfg(feature = "parquet")]
-        let parquet = match format {
-            ExportFormat::Parquet => Some(Mutex::new(parquet::ParquetSink::new(&fields)?)),
-            _ => None,
-        };
+        if format == ExportFormat::Parquet {
+            parquet::ParquetSink::new(&fields)?;
+        }
         #[cfg(not(feature = "parquet"))]
         if format == ExportFormat::Parquet {
             return Err(ExportError::ParquetUnavailable);
@@ -334,23 +348,12 @@ impl ExportOp {
             write_rejects: false,
             max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
             neutralize_formulas: true,
-            header_written: AtomicBool::new(false),
-            formula_cells: AtomicU64::new(0),
-            #[cfg(feature = "parquet")]
-            parquet,
         })
     }
 
     /// The columns, in order.
     pub fn fields(&self) -> &[ExportField] {
         &self.fields
-    }
-
-    /// How many text cells of a CSV or TSV export began with a [`FORMULA_TRIGGERS`]
-    /// character (neutralised or not, as [`ExportOp::neutralize_formulas`] says); 0 for
-    /// Parquet. The same for any number of workers. Read it after the run.
-    pub fn formula_cells(&self) -> u64 {
-        self.formula_cells.load(Ordering::Relaxed)
     }
 
     /// The CSV or TSV header row: the columns' names.
@@ -364,21 +367,23 @@ impl ExportOp {
         out
     }
 
-    /// What goes after the last chunk's output: for CSV and TSV the header row when no chunk
-    /// carried it (an empty input), for Parquet the rows still held and the footer. Call once,
-    /// after the run.
-    pub fn finish(&self) -> Result<Vec<u8>, ExportError> {
+    /// What goes after the last chunk's output, from the run's total: for CSV and TSV the
+    /// header row when no chunk carried it (an empty input), for Parquet the rows still held
+    /// and the footer. Call once, after the run.
+    pub fn finish(&self, total: &mut ExportTotal) -> Result<Vec<u8>, ExportError> {
         match self.format {
             ExportFormat::Csv | ExportFormat::Tsv => {
-                Ok(match self.header_written.swap(true, Ordering::Relaxed) {
+                Ok(match std::mem::replace(&mut total.header_written, true) {
                     true => Vec::new(),
                     false => self.header(),
                 })
             }
             ExportFormat::Parquet => {
                 #[cfg(feature = "parquet")]
-                if let Some(sink) = &self.parquet {
-                    return sink.lock().unwrap_or_else(|e| e.into_inner()).finish();
+                match total.parquet.take() {
+                    Some(Ok(mut sink)) => return sink.finish(),
+                    Some(Err(error)) => return Err(error),
+                    None => {}
                 }
                 Err(ExportError::ParquetUnavailable)
             }
@@ -670,6 +675,16 @@ impl ColumnValues {
 impl LineOperation for ExportOp {
     type Worker = ExportWorker;
     type Tally = ExportTally;
+    type Total = ExportTotal;
+
+    fn total(&self) -> ExportTotal {
+        ExportTotal {
+            #[cfg(feature = "parquet")]
+            parquet: (self.format == ExportFormat::Parquet)
+                .then(|| parquet::ParquetSink::new(&self.fields)),
+            ..ExportTotal::default()
+        }
+    }
 
     fn worker(&self) -> ExportWorker {
         ExportWorker {
@@ -734,22 +749,20 @@ impl LineOperation for ExportOp {
         Action::Emit
     }
 
-    fn settle(&self, out: &mut ChunkOutput<ExportTally>) {
+    fn settle(&self, total: &mut ExportTotal, out: &mut ChunkOutput<ExportTally>) {
         match self.format {
             ExportFormat::Csv | ExportFormat::Tsv => {
                 // The header row leads the first chunk's output, so it is written before any
                 // row and only once, on the writer's thread.
-                if !self.header_written.swap(true, Ordering::Relaxed) {
+                if !std::mem::replace(&mut total.header_written, true) {
                     let header = self.header();
                     out.primary.splice(0..0, header);
                 }
-                let cells = std::mem::take(&mut out.tally.formula_cells);
-                self.formula_cells.fetch_add(cells, Ordering::Relaxed);
+                total.formula_cells += std::mem::take(&mut out.tally.formula_cells);
             }
             ExportFormat::Parquet => {
                 #[cfg(feature = "parquet")]
-                if let Some(sink) = &self.parquet {
-                    let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(Ok(sink)) = &mut total.parquet {
                     sink.append(&mut out.tally, &mut out.primary);
                 }
                 out.tally.rows = 0;
