@@ -68,12 +68,14 @@
 // it for itself with a safety argument at each block. Everywhere else it is an error.
 #![deny(unsafe_code)]
 
+#[cfg(feature = "batch")]
 pub mod batch;
 pub mod catalogue;
 pub mod chokaq;
 pub mod diagnostic;
 pub mod envelope;
 pub mod framing;
+#[cfg(feature = "generate")]
 pub mod generate;
 pub mod io;
 pub mod json;

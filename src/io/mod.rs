@@ -5,6 +5,13 @@
 
 mod alias;
 mod decompress;
+/// The zstd and gzip encoders of [`OutputFile`].
+#[cfg(feature = "compression")]
+mod encoders;
+/// Without the `compression` feature: no encoder, and asking for one is an error.
+#[cfg(not(feature = "compression"))]
+#[path = "no_encoders.rs"]
+mod encoders;
 mod output;
 mod reread;
 mod temp;
@@ -13,5 +20,15 @@ pub use alias::{check_aliases, AliasError, Named, Stream};
 pub use decompress::{decompressed, sniff, Compression};
 pub use output::{commit_all, commit_all_then, OutputCompression, OutputFile};
 pub use reread::{between_reads, Rereadable};
+#[cfg(feature = "batch")]
 pub(crate) use temp::is_temporary_file_name;
 pub use temp::{remove_live_temporary_files, SpillFile};
+
+/// A compressed input or output in a library built without the `compression` feature.
+#[cfg(not(feature = "compression"))]
+fn without_compression(what: &str) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        format!("{what} needs rdq-envelope's `compression` feature"),
+    )
+}

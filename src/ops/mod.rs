@@ -5,11 +5,14 @@ mod arrivals;
 mod dedupe;
 mod export;
 mod fields;
+#[cfg(feature = "filter")]
 mod filter;
 mod fingerprint;
+#[cfg(feature = "filter")]
 mod jq;
 mod migrate;
 mod redrive;
+#[cfg(feature = "sample")]
 mod sample;
 mod show;
 mod stats;
@@ -21,10 +24,12 @@ pub use export::{
     ColumnType, ExportError, ExportField, ExportFormat, ExportOp, ExportTally, ExportWorker,
     UnknownField, DEFAULT_FIELDS, FIELD_NAMES, FORMULA_TRIGGERS, ROW_GROUP_BYTES, ROW_GROUP_ROWS,
 };
+#[cfg(feature = "filter")]
 pub use filter::{
     FilterNotes, FilterOp, FilterTally, FilterWorker, Glob, LimitedLines, Predicates,
 };
 pub use fingerprint::{normalise, Fingerprint, FINGERPRINT_VERSION};
+#[cfg(feature = "filter")]
 pub use jq::{
     EvalSlot, EvalWatch, Running, Where, WhereError, WhereVerdict, EVAL_STACK_BYTES, MAX_DEPTH,
     MAX_EXPR_BYTES, REFUSED,
@@ -33,6 +38,7 @@ pub use migrate::{MigrateOp, MigrateSource, MigrateWorker};
 pub use redrive::{
     InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveReport, RedriveTally, RedriveWorker,
 };
+#[cfg(feature = "sample")]
 pub use sample::{SampleOp, SampleTally, SampleWorker};
 pub use show::{ShowOp, ShowPayload, ShowWorker};
 pub use stats::{
