@@ -2,10 +2,10 @@
 //! report, to mail or to attach to an incident. Rendering only: the figures are the library's
 //! [`StatsOverview`] (the same reports `stats --format json` prints) and the run's books.
 //!
-//! The file loads nothing: inline CSS, inline SVG charts ([`svg`]), one small inline script
+//! The file loads nothing: inline CSS, inline SVG charts (`svg.rs`), one small inline script
 //! (copy buttons for the command lines) that the page does not need to be read or printed, and
 //! a content security policy that allows nothing else. Every string from the data is escaped
-//! ([`escape`]). Every number that is a figure of `stats --format json` (or of the books)
+//! (`escape.rs`). Every number that is a figure of `stats --format json` (or of the books)
 //! carries a `data-stat` marker, so that a test can hold the page to the JSON.
 
 use std::fmt::Write as _;
