@@ -2,11 +2,6 @@
 
 use std::io::{self, Read};
 
-/// The gzip and zstd decoders (feature `compression`).
-#[cfg(feature = "compression")]
-#[path = "decoders.rs"]
-mod decoders;
-
 /// How an input stream is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
@@ -74,27 +69,7 @@ pub fn decompressed<'a, R: Read + 'a>(mut rdr: R) -> io::Result<(Compression, Bo
     let compression = sniff(&magic[..n]);
     // Put the peeked bytes back in front of the rest.
     let whole = io::Cursor::new(magic).take(n as u64).chain(rdr);
-    Ok((compression, decoders::decoder(compression, whole)?))
-}
-
-/// Without the `compression` feature, only uncompressed bytes are read.
-#[cfg(not(feature = "compression"))]
-mod decoders {
-    use std::io::{self, Read};
-
-    use super::Compression;
-    use crate::io::without_compression;
-
-    pub(super) fn decoder<'a, R: Read + 'a>(
-        compression: Compression,
-        whole: R,
-    ) -> io::Result<Box<dyn Read + 'a>> {
-        match compression {
-            Compression::None => Ok(Box::new(whole)),
-            Compression::Gzip => Err(without_compression("gzip input")),
-            Compression::Zstd => Err(without_compression("zstd input")),
-        }
-    }
+    Ok((compression, super::decoders::decoder(compression, whole)?))
 }
 
 /// The xz magic: FD '7zXZ' 00.

@@ -4,6 +4,13 @@
 //! Compression is sniffed from a stream's first bytes, never from a file name.
 
 mod alias;
+/// The gzip and zstd decoders of [`decompressed`].
+#[cfg(feature = "compression")]
+mod decoders;
+/// Without the `compression` feature: no decoder, and a compressed input is an error.
+#[cfg(not(feature = "compression"))]
+#[path = "no_decoders.rs"]
+mod decoders;
 mod decompress;
 /// The zstd and gzip encoders of [`OutputFile`].
 #[cfg(feature = "compression")]
