@@ -82,17 +82,33 @@
 //! assert_eq!(valid, [&line[..], b"\n"].concat());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Features
+//!
+//! Each is on by default; without default features the library depends on 39 crates, itself
+//! included. The `cli` feature (the binary) turns on all of them but `parquet`.
+//!
+//! | feature | what it adds | crates it brings |
+//! |---|---|---|
+//! | `compression` | gzip and zstd inputs ([`io::decompressed`]) and `.gz`/`.zst` outputs ([`io::OutputFile`]); without it they are an [`Unsupported`](std::io::ErrorKind::Unsupported) error | zstd, flate2 |
+//! | `filter` | `ops::FilterOp`, its jq expressions (`--where`) and regular expressions (`--error-message`) | jaq-core, jaq-std, jaq-json, regex |
+//! | `batch` | `batch` (folders of shards, resumable); turns on `compression` | rayon, blake3 |
+//! | `generate` | `generate`, the synthetic corpora of `rdq-envelope gen` | rand_pcg |
+//! | `sample` | `ops::SampleOp`, reservoir sampling | rand_pcg |
+//! | `parquet` | `export --format parquet` | arrow-array, arrow-schema, parquet |
 #![deny(missing_docs)]
 // One module needs `unsafe`: stage 1's x86-64 classifiers (`json/stage1/x86.rs`), which allows
 // it for itself with a safety argument at each block. Everywhere else it is an error.
 #![deny(unsafe_code)]
 
+#[cfg(feature = "batch")]
 pub mod batch;
 pub mod catalogue;
 pub mod chokaq;
 pub mod diagnostic;
 pub mod envelope;
 pub mod framing;
+#[cfg(feature = "generate")]
 pub mod generate;
 pub mod io;
 pub mod json;

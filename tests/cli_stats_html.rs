@@ -15,7 +15,7 @@ use serde_json::Value;
 mod common;
 use common::{bin, gen_lines, run, scratch, stderr};
 
-/// The rows a breakdown lists (`BREAKDOWN_ROWS` in src/cli/stats_html.rs); histogram bars
+/// The rows a breakdown lists (`BREAKDOWN_ROWS` in src/report/html/mod.rs); histogram bars
 /// likewise.
 const BREAKDOWN_ROWS: usize = 25;
 const HISTOGRAM_BARS: usize = 40;

@@ -21,7 +21,6 @@ mod schema;
 mod show;
 mod signals;
 mod stats;
-mod stats_html;
 mod stats_table;
 mod time;
 mod validate;

@@ -6,10 +6,10 @@ use anyhow::bail;
 use clap::{Args, ValueEnum};
 
 use rdq_envelope::ops::{GroupBy, StatsOp};
+use rdq_envelope::report::html::{write_html, Context};
 use rdq_envelope::EnvelopeRules;
 
 use super::colour::ColorArg;
-use super::stats_html::{write_html, Context};
 use super::stats_table::{write_tables, Style};
 use super::{run, InputArgs, Outcome, OutputArgs};
 

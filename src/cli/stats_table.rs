@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use rdq_envelope::ops::{Bucket, StatsReport};
-use rdq_envelope::report::noun;
+use rdq_envelope::report::{noun, percent, thousands};
 
 /// The widest bar, in columns.
 const BAR_COLUMNS: usize = 40;
@@ -112,19 +112,6 @@ fn bar(count: u64, largest: u64, columns: usize) -> String {
     bar
 }
 
-/// `1234567` as `1,234,567`.
-pub(super) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
 /// A key cut to [`KEY_COLUMNS`] characters, the cut shown with `…`.
 fn cut(key: &str) -> String {
     cut_to(key, KEY_COLUMNS)
@@ -139,14 +126,6 @@ fn cut_to(text: &str, columns: usize) -> String {
     let mut cut: String = text.chars().take(columns - 1).collect();
     cut.push('…');
     cut
-}
-
-/// `part` as a share of `whole`, `12.3%` (`-` of nothing).
-pub(super) fn percent(part: u64, whole: u64) -> String {
-    if whole == 0 {
-        return "-".into();
-    }
-    format!("{:.1}%", part as f64 * 100.0 / whole as f64)
 }
 
 /// The report as tables for people; bars fit in `width` columns.

@@ -34,7 +34,8 @@ pub fn members(object: Value<'_>, nodes: &[(usize, usize)], out: &mut Vec<Member
 }
 
 /// Each member's key and value as text of `line`, for members whose keys hold no escape (the
-/// single pass's: it sends a line with an escaped key to the tape).
+/// single pass's: it sends a line with an escaped key to the tape). For `--where`.
+#[cfg(feature = "filter")]
 pub fn texts<'l>(
     line: &'l [u8],
     members: &'l [MemberSpan],

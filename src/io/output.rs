@@ -14,12 +14,9 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
+use super::encoders::Encoder;
 use super::temp;
-
-use zstd::stream::raw::{Encoder as ZstdEncoder, Operation};
-use zstd::stream::zio::Writer as ZstdWriter;
 
 /// Large blocks: output is written in few system calls.
 const BLOCK: usize = 256 * 1024;
@@ -72,9 +69,7 @@ impl OutputCompression {
 /// The writer stack above the target: large-block buffering, then the encoder, if any.
 enum Layer {
     Plain(BufWriter<Target>),
-    /// The writer and its thread count (for its encoder's reuse).
-    Zstd(ZstdWriter<BufWriter<Target>, ZstdEncoder<'static>>, u32),
-    Gzip(flate2::write::GzEncoder<BufWriter<Target>>),
+    Encoded(Encoder<BufWriter<Target>>),
     /// Between taking the encoder apart and putting the buffered target back.
     Finishing,
 }
@@ -83,8 +78,7 @@ impl Layer {
     fn writer(&mut self) -> &mut dyn Write {
         match self {
             Layer::Plain(w) => w,
-            Layer::Zstd(w, _) => w,
-            Layer::Gzip(w) => w,
+            Layer::Encoded(w) => w.writer(),
             Layer::Finishing => unreachable!("an output is not written while it is finished"),
         }
     }
@@ -93,13 +87,7 @@ impl Layer {
     fn finish(&mut self) -> io::Result<BufWriter<Target>> {
         match std::mem::replace(self, Layer::Finishing) {
             Layer::Plain(w) => Ok(w),
-            Layer::Zstd(mut w, threads) => {
-                w.finish()?;
-                let (buffered, encoder) = w.into_inner();
-                recycle(encoder, threads);
-                Ok(buffered)
-            }
-            Layer::Gzip(w) => w.finish(),
+            Layer::Encoded(w) => w.finish(),
             Layer::Finishing => Err(io::Error::other("output already finished")),
         }
     }
@@ -389,54 +377,9 @@ fn layer(target: Target, compression: OutputCompression) -> io::Result<Layer> {
     let buffered = BufWriter::with_capacity(BLOCK, target);
     Ok(match compression {
         OutputCompression::None => Layer::Plain(buffered),
-        OutputCompression::Zstd { threads } => {
-            Layer::Zstd(ZstdWriter::new(buffered, zstd_encoder(threads)?), threads)
-        }
-        OutputCompression::Gzip => Layer::Gzip(flate2::write::GzEncoder::new(
-            buffered,
-            flate2::Compression::default(),
-        )),
+        OutputCompression::Zstd { threads } => Layer::Encoded(Encoder::zstd(buffered, threads)?),
+        OutputCompression::Gzip => Layer::Encoded(Encoder::gzip(buffered)?),
     })
-}
-
-/// zstd's own default: fast, and already far smaller than the JSON it holds.
-const ZSTD_LEVEL: i32 = 3;
-
-/// Encoders of finished outputs, by thread count, for the next output to reuse: a fresh
-/// multi-threaded one allocates tens of MB, and fresh memory is slow to touch on these
-/// machines (`batch` writes two outputs per shard, thousands of shards). A reset encoder
-/// writes the same bytes as a fresh one.
-static RECYCLED: Mutex<Vec<(u32, ZstdEncoder<'static>)>> = Mutex::new(Vec::new());
-
-/// At most this many encoders wait for reuse.
-const RECYCLED_MAX: usize = 8;
-
-fn recycle(encoder: ZstdEncoder<'static>, threads: u32) {
-    let mut recycled = RECYCLED.lock().unwrap_or_else(|e| e.into_inner());
-    if recycled.len() < RECYCLED_MAX {
-        recycled.push((threads, encoder));
-    }
-}
-
-/// A zstd encoder at [`ZSTD_LEVEL`] on `threads` threads: a recycled one, reset, or a new one.
-fn zstd_encoder(threads: u32) -> io::Result<ZstdEncoder<'static>> {
-    let reused = {
-        let mut recycled = RECYCLED.lock().unwrap_or_else(|e| e.into_inner());
-        let at = recycled.iter().position(|(t, _)| *t == threads);
-        at.map(|at| recycled.swap_remove(at).1)
-    };
-    if let Some(mut encoder) = reused {
-        encoder.reinit()?;
-        return Ok(encoder);
-    }
-    let mut encoder = ZstdEncoder::new(ZSTD_LEVEL)?;
-    // From 1 thread up, not 2: zstd's single-threaded frames differ from its multi-threaded
-    // ones, and `-j1` must write the same bytes as `-j8` (and a shard of `batch` the same as
-    // a single run).
-    if threads >= 1 {
-        encoder.set_parameter(zstd::zstd_safe::CParameter::NbWorkers(threads))?;
-    }
-    Ok(encoder)
 }
 
 impl Write for Target {

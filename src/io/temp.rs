@@ -83,6 +83,7 @@ pub fn remove_live_temporary_files() -> MutexGuard<'static, Vec<PathBuf>> {
 
 /// Whether `name` is the name of a temporary file of an atomic output, of this version
 /// (`.rdq-tmp.HOST.PID.N`) or an earlier one (`.NAME.rdq-tmp.PID.N`).
+#[cfg(any(feature = "batch", test))]
 pub fn is_temporary_file_name(name: &str) -> bool {
     parse(name).is_some()
 }

@@ -14,7 +14,9 @@ mod scan;
 pub(crate) mod stage1;
 mod value;
 
-pub(crate) use escape::{push_string, push_string_contents};
+pub(crate) use escape::push_string;
+#[cfg(feature = "generate")]
+pub(crate) use escape::push_string_contents;
 pub use pretty::{compact, pretty, MAX_INDENT_LEVELS};
 pub use scan::MAX_DEPTH;
 pub use value::{Elements, Members, Value, ValueKind};

@@ -47,6 +47,7 @@ pub(crate) struct AttemptError<'a> {
 /// What `filter` reads of a valid envelope, from its tape ([`TapeView`]) or from the ranges the
 /// single pass recorded ([`RangeView`]): one set of predicates serves both. A text the envelope
 /// lacks reads as `""`, as [`text`] has it.
+#[cfg_attr(not(feature = "filter"), allow(dead_code))]
 pub(crate) trait EnvelopeView<'a> {
     fn queue(&self) -> &'a str;
     fn handler_ref(&self) -> &'a str;

@@ -5,11 +5,14 @@ mod arrivals;
 mod dedupe;
 mod export;
 mod fields;
+#[cfg(feature = "filter")]
 mod filter;
 mod fingerprint;
+#[cfg(feature = "filter")]
 mod jq;
 mod migrate;
 mod redrive;
+#[cfg(feature = "sample")]
 mod sample;
 mod show;
 mod stats;
@@ -24,17 +27,22 @@ pub use export::{
     ColumnType, ExportError, ExportField, ExportFormat, ExportOp, ExportTotal, UnknownField,
     DEFAULT_FIELDS, FIELD_NAMES, FORMULA_TRIGGERS,
 };
+#[cfg(feature = "filter")]
 pub use filter::{FilterNotes, FilterOp, FilterTotal, Glob, Predicates};
 // The command line's `--limit` writer: glue, not part of the API.
+#[cfg(feature = "filter")]
 #[doc(hidden)]
 pub use filter::LimitedLines;
 pub use fingerprint::{normalise, Fingerprint, FINGERPRINT_VERSION};
+#[cfg(feature = "filter")]
 pub use jq::{Where, WhereError, WhereVerdict};
 // What the command line's `--where` watchdog reads (`cli/where_guard.rs`): not part of the API.
+#[cfg(feature = "filter")]
 #[doc(hidden)]
 pub use jq::{EvalWatch, Running, EVAL_STACK_BYTES};
 pub use migrate::{MigrateOp, MigrateSource};
 pub use redrive::{InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveReport, RedriveTotal};
+#[cfg(feature = "sample")]
 pub use sample::{SampleOp, SampleTotal};
 pub use show::{ShowOp, ShowPayload};
 pub use stats::{

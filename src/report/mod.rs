@@ -1,5 +1,6 @@
 //! Renderings at the edge (docs/cli.md#outputs): the human and JSON forms of a line's diagnostics,
-//! the rejects record, and the run summary. Everything else in the crate deals in data.
+//! the rejects record, the run summary, and the stats' HTML triage report ([`html`]).
+//! Everything else in the crate deals in data.
 
 use std::io::{self, Write};
 
@@ -10,6 +11,8 @@ use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::envelope::Verdict;
 use crate::framing::{Line, LineKind};
 use crate::pipeline::Summary;
+
+pub mod html;
 
 /// How many leading bytes of an over-long line a rejects record holds.
 pub(crate) const REJECT_RAW_BYTES: usize = 65_536;
@@ -230,6 +233,38 @@ impl Summary {
         ));
         s
     }
+}
+
+/// `1234567` as `1,234,567`: a count for people, as the stats tables and the HTML report
+/// print it.
+///
+/// ```
+/// assert_eq!(rdq_envelope::report::thousands(1234567), "1,234,567");
+/// ```
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// `part` as a share of `whole`, `12.3%` (`-` of nothing), as the stats tables and the HTML
+/// report print it.
+///
+/// ```
+/// assert_eq!(rdq_envelope::report::percent(1, 8), "12.5%");
+/// assert_eq!(rdq_envelope::report::percent(1, 0), "-");
+/// ```
+pub fn percent(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "-".into();
+    }
+    format!("{:.1}%", part as f64 * 100.0 / whole as f64)
 }
 
 #[cfg(test)]
