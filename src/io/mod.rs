@@ -21,10 +21,12 @@ mod encoders;
 mod encoders;
 mod output;
 mod reread;
+mod source;
 mod temp;
 
 pub use decompress::{decompressed, sniff, Compression};
 pub use output::{commit_all, commit_all_then, OutputCompression, OutputFile};
+pub use source::Source;
 #[cfg(feature = "batch")]
 pub(crate) use temp::is_temporary_file_name;
 pub(crate) use temp::SpillFile;

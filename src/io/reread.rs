@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use super::Source;
 use super::SpillFile;
-use crate::pipeline::Source;
 
 /// What a regular file was when it was first read.
 #[derive(Debug, Clone, PartialEq, Eq)]

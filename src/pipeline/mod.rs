@@ -33,7 +33,6 @@ mod summary;
 
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -44,6 +43,8 @@ pub use chunk::ChunkOutput;
 use chunk::{Chunk, InputFailure};
 pub use progress::Progress;
 pub use summary::Summary;
+// The inputs the pipeline reads (defined with the I/O, which also reads them twice).
+pub use crate::io::Source;
 
 use crate::framing::{Line, LineReader, Pinned, DEFAULT_MAX_LINE_BYTES};
 
@@ -255,39 +256,6 @@ pub trait LineOperation: Sync {
     /// ```
     fn settle(&self, total: &mut Self::Total, out: &mut ChunkOutput<Self::Tally>) {
         let _ = (total, out);
-    }
-}
-
-/// Where the input comes from.
-pub enum Source {
-    /// Standard input, named `<stdin>`.
-    Stdin,
-    /// A file, named by its path as given.
-    Path(PathBuf),
-    /// Any byte stream (tests, embedders), with the name diagnostics give it.
-    Reader {
-        /// The name in diagnostics.
-        name: String,
-        /// The stream, compressed or not.
-        reader: Box<dyn Read + Send>,
-    },
-}
-
-impl Source {
-    /// The name diagnostics give this source (docs/cli.md#inputs: the path as given, or `<stdin>`).
-    ///
-    /// ```
-    /// use rdq_envelope::pipeline::Source;
-    ///
-    /// assert_eq!(Source::Stdin.name(), "<stdin>");
-    /// assert_eq!(Source::Path("dlq/a.jsonl".into()).name(), "dlq/a.jsonl");
-    /// ```
-    pub fn name(&self) -> String {
-        match self {
-            Source::Stdin => "<stdin>".to_owned(),
-            Source::Path(path) => path.display().to_string(),
-            Source::Reader { name, .. } => name.clone(),
-        }
     }
 }
 
