@@ -98,6 +98,13 @@ impl Checker {
     }
 
     /// The rules this checker judges by.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// assert!(!checker.rules().options().submit);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn rules(&self) -> &EnvelopeRules {
         &self.rules
     }
@@ -243,12 +250,31 @@ enum Judged<'c> {
 
 impl<'c> Checked<'c> {
     /// Whether the line is a valid envelope (warnings allowed).
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// assert!(checked.is_valid());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_valid(&self) -> bool {
         self.verdict.is_valid()
     }
 
     /// The errors and warnings, and the version when it is a supported one. The errors are
     /// empty exactly when the line is valid.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// assert!(checked.verdict().errors.is_empty());
+    /// assert_eq!(checked.verdict().version, Some(2));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn verdict(&self) -> &Verdict {
         self.verdict
     }
@@ -264,6 +290,15 @@ impl<'c> Checked<'c> {
     }
 
     /// A typed view of the envelope, when the line is valid.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// assert_eq!(checked.envelope().map(|e| e.status()), Some("DEAD"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn envelope(&self) -> Option<EnvelopeRef<'_>> {
         if !self.is_valid() {
             return None;
@@ -282,6 +317,16 @@ impl<'c> Checked<'c> {
 
     /// The line's parsed JSON, when it was judged on its tape (valid or not): a line the
     /// single pass settled, or one that is not JSON, has none.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// // The single pass settled this line: it has no tape.
+    /// assert!(checked.document().is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn document(&self) -> Option<&Document<'c>> {
         match &self.judged {
             Judged::Tape(doc) => Some(doc),

@@ -197,36 +197,106 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// The envelope's `envelope_version`.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.version(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn version(&self) -> u32 {
         self.version
     }
 
     /// The warnings the rules found (docs/envelope.md#warnings): a valid envelope may have some.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert!(envelope.warnings().is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn warnings(&self) -> &'e [Diagnostic] {
         self.warnings
     }
 
     /// `id`: a canonical ULID.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.id(), "01HWT0D7G0Q8V9W2R4T6Y8A0B2");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn id(&self) -> &'e str {
         self.grammar(|f| f.id, "id")
     }
 
     /// `queue`.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.queue(), "billing.invoices");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn queue(&self) -> &'e str {
         self.grammar(|f| f.queue, "queue")
     }
 
     /// `handler_ref`.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.handler_ref(), "invoice.render");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn handler_ref(&self) -> &'e str {
         self.grammar(|f| f.handler_ref, "handler_ref")
     }
 
     /// `status`: `PENDING`, `IN_FLIGHT`, `SUCCEEDED`, `DEAD` or (version 2) `CANCELLED`.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.status(), "DEAD");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn status(&self) -> &'e str {
         self.grammar(|f| f.status, "status")
     }
 
     /// `handler_version`, when the envelope has one.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.handler_version(), Some("1.4.0"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn handler_version(&self) -> Option<&'e str> {
         match self.repr {
             Repr::Ranges { line, fields } => fields.handler_version.map(|r| range_text(line, r)),
@@ -235,16 +305,46 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// `payload_content_type`: a media type.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.payload_content_type(), "application/json");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn payload_content_type(&self) -> &'e str {
         self.grammar(|f| f.payload_content_type, "payload_content_type")
     }
 
     /// `created_at`, as the line spells it.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.created_at(), "2024-05-01T12:00:00.000Z");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn created_at(&self) -> &'e str {
         self.grammar(|f| f.created_at, "created_at")
     }
 
     /// `created_at` in milliseconds since the Unix epoch.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.created_at_ms(), 1_714_564_800_000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn created_at_ms(&self) -> i64 {
         match self.repr {
             // Parsed once already, by the single pass.
@@ -254,6 +354,16 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// `next_attempt_at`, `None` when `null`.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.next_attempt_at(), None); // null: a DEAD task is not due
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn next_attempt_at(&self) -> Option<&'e str> {
         match self.repr {
             Repr::Ranges { line, fields } => fields.next_attempt_at.map(|r| range_text(line, r)),
@@ -262,6 +372,16 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// `lease_expires_at`, `None` when `null`.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.lease_expires_at(), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn lease_expires_at(&self) -> Option<&'e str> {
         match self.repr {
             Repr::Ranges { line, fields } => fields.lease_expires_at.map(|r| range_text(line, r)),
@@ -270,6 +390,16 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// `attempt_count`.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.attempt_count(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn attempt_count(&self) -> u64 {
         match self.repr {
             Repr::Ranges { fields, .. } => fields.attempt_count,
@@ -278,6 +408,16 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// `redrive_count`.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.redrive_count(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn redrive_count(&self) -> u64 {
         match self.repr {
             Repr::Ranges { fields, .. } => fields.redrive_count,
@@ -286,6 +426,18 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// The header `key`'s value (keys are compared as the line spells them).
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// use rdq_envelope::envelope::Text;
+    /// assert_eq!(envelope.header("traceparent"), Some(Text::Plain("00-abc")));
+    /// assert_eq!(envelope.header("tenant"), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn header(&self, key: &str) -> Option<Text<'e>> {
         self.headers()
             .find(|(k, _)| match k {
@@ -296,6 +448,17 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// Every header, as `(key, value)`, in the line's order.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// let keys: Vec<_> = envelope.headers().filter_map(|(key, _)| key.as_plain()).collect();
+    /// assert_eq!(keys, ["traceparent"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn headers(&self) -> impl Iterator<Item = (Text<'e>, Text<'e>)> + 'e {
         let (ranges, members) = match self.repr {
             Repr::Ranges { line, fields } => (Some((line, fields)), None),
@@ -317,11 +480,31 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// `origin.source` (version 2).
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.origin_source().and_then(|t| t.as_plain()), Some("api"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn origin_source(&self) -> Option<Text<'e>> {
         self.origin("source")
     }
 
     /// `origin.submitted_by` (version 2).
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.origin_submitted_by(), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn origin_submitted_by(&self) -> Option<Text<'e>> {
         self.origin("submitted_by")
     }
@@ -340,6 +523,16 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// The base64 `payload` as the line spells it; `None` under a claim check (`payload_ref`).
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// assert_eq!(envelope.payload(), Some("eyJuIjoxfQ=="));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn payload(&self) -> Option<&'e str> {
         match self.repr {
             Repr::Ranges { line, fields } => fields.payload.map(|r| range_text(line, r)),
@@ -349,6 +542,18 @@ impl<'e> EnvelopeRef<'e> {
 
     /// Appends the decoded payload to `out`; returns whether there was one (`false` under a
     /// claim check). A valid envelope's payload is canonical base64, so decoding cannot fail.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// let mut payload = Vec::new();
+    /// assert!(envelope.decode_payload(&mut payload));
+    /// assert_eq!(payload, br#"{"n":1}"#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn decode_payload(&self, out: &mut Vec<u8>) -> bool {
         let Some(encoded) = self.payload() else {
             return false;
@@ -357,6 +562,17 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// The attempt records, oldest first.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// let outcomes: Vec<_> = envelope.attempts().map(|a| a.outcome()).collect();
+    /// assert_eq!(outcomes, [Some("PERMANENT_FAILURE")]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn attempts(&self) -> impl Iterator<Item = AttemptRef<'e>> + 'e {
         let (ranges, tape) = match self.repr {
             Repr::Ranges { line, fields } => (Some((line, fields)), None),
@@ -382,6 +598,17 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// The last attempt record, when there is one.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// let last = envelope.last_attempt().expect("one attempt");
+    /// assert_eq!(last.started_at(), "2024-05-01T12:00:01.000Z");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn last_attempt(&self) -> Option<AttemptRef<'e>> {
         match self.repr {
             Repr::Ranges { line, fields } => {
@@ -427,6 +654,17 @@ pub struct AttemptError<'e> {
 
 impl<'e> AttemptRef<'e> {
     /// `started_at` in milliseconds since the Unix epoch.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// # let attempt = envelope.last_attempt().expect("an attempt");
+    /// assert_eq!(attempt.started_at_ms(), 1_714_564_801_000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn started_at_ms(&self) -> i64 {
         match self.0 {
             AttemptRepr::Ranges { fields, .. } => fields.started,
@@ -435,6 +673,17 @@ impl<'e> AttemptRef<'e> {
     }
 
     /// `finished_at` in milliseconds; `None` while the attempt is in flight.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// # let attempt = envelope.last_attempt().expect("an attempt");
+    /// assert_eq!(attempt.finished_at_ms(), Some(1_714_564_801_250));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn finished_at_ms(&self) -> Option<i64> {
         match self.0 {
             AttemptRepr::Ranges { fields, .. } => fields.finished,
@@ -443,6 +692,17 @@ impl<'e> AttemptRef<'e> {
     }
 
     /// `started_at`, as the line spells it.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// # let attempt = envelope.last_attempt().expect("an attempt");
+    /// assert_eq!(attempt.started_at(), "2024-05-01T12:00:01.000Z");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn started_at(&self) -> &'e str {
         match self.0 {
             AttemptRepr::Ranges { line, fields, .. } => range_text(line, fields.started_text),
@@ -451,6 +711,17 @@ impl<'e> AttemptRef<'e> {
     }
 
     /// `finished_at` as the line spells it; `None` while in flight.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// # let attempt = envelope.last_attempt().expect("an attempt");
+    /// assert_eq!(attempt.finished_at(), Some("2024-05-01T12:00:01.250Z"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn finished_at(&self) -> Option<&'e str> {
         match self.0 {
             AttemptRepr::Ranges { line, fields, .. } => {
@@ -461,6 +732,17 @@ impl<'e> AttemptRef<'e> {
     }
 
     /// `outcome`; `None` while in flight.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// # let attempt = envelope.last_attempt().expect("an attempt");
+    /// assert_eq!(attempt.outcome(), Some("PERMANENT_FAILURE"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn outcome(&self) -> Option<&'e str> {
         match self.0 {
             AttemptRepr::Ranges { line, fields, .. } => fields.outcome.map(|r| range_text(line, r)),
@@ -469,6 +751,19 @@ impl<'e> AttemptRef<'e> {
     }
 
     /// `error`, when the attempt has one (not `null`).
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// # let attempt = envelope.last_attempt().expect("an attempt");
+    /// let error = attempt.error().expect("an error");
+    /// assert_eq!(error.kind.as_plain(), Some("java.lang.IllegalStateException"));
+    /// assert_eq!(error.message.as_plain(), Some("boom"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn error(&self) -> Option<AttemptError<'e>> {
         match self.0 {
             AttemptRepr::Ranges {
