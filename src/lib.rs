@@ -32,9 +32,9 @@
 //! `cargo run --example validate_reader -- FILE`.
 //!
 //! Beside those: [`json`] (the lossless parser and its values), [`chokaq`] (the ChokaQ
-//! import), [`batch`] (folders of shards, resumable), [`io`] (readers that decompress,
+//! import), `batch` (folders of shards, resumable), [`io`] (readers that decompress,
 //! outputs committed all or nothing), [`report`] (diagnostic records), [`catalogue`] (every
-//! error code explained), [`generate`] and [`schema`]. The command line is built on this API;
+//! error code explained), `generate` and [`schema`]. The command line is built on this API;
 //! the few items that only it needs are hidden from this documentation and not part of the
 //! API. Option and operation types are `#[non_exhaustive]`: start from their `Default` or
 //! `new` (whose documentation lists the defaults) and set the fields that differ.
