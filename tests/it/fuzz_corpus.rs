@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 #[allow(dead_code)]
 mod checks {
-    include!("../fuzz/checks.rs");
+    include!("../../fuzz/checks.rs");
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {

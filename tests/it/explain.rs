@@ -8,7 +8,7 @@ use rdq_envelope::catalogue::{self, CATALOGUE};
 use rdq_envelope::ErrorCode;
 use serde_json::Value;
 
-mod common;
+use crate::common;
 
 /// (code, pointer) pairs.
 type Reported = BTreeSet<(String, String)>;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-mod common;
+use crate::common;
 use common::{run, stderr, stdout};
 
 /// Input with many duplicates: gen lines, their redriven copies (one more redrive), and

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::{bin, gen_lines, run, scratch, stderr};
 
 /// The rows a breakdown lists (`BREAKDOWN_ROWS` in src/cli/stats_html.rs); histogram bars

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-mod common;
+use crate::common;
 use common::{run, scratch, stderr, without_seconds};
 
 /// Why the runner cannot be tested here, if it cannot.

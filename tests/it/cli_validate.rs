@@ -7,9 +7,9 @@ use std::process::Stdio;
 
 use serde_json::Value;
 
-const VALID: &str = include_str!("data/dlq_line.json");
+const VALID: &str = include_str!("../data/dlq_line.json");
 
-mod common;
+use crate::common;
 use common::{bin, run, scratch, stderr, stdout};
 
 /// The valid sample line with `from` replaced by `to` (once).

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use base64_simd::STANDARD as BASE64;
 
-mod common;
+use crate::common;
 use common::{run, spawn, stderr, stdout};
 
 const ID: &str = "01HWWSVG9K5147QHW8JGCGTH9V";

@@ -3,7 +3,7 @@
 use rdq_envelope::catalogue::CATALOGUE;
 use rdq_envelope::ErrorCode;
 
-mod common;
+use crate::common;
 use common::{run, stderr, stdout};
 
 #[test]

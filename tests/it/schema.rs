@@ -4,7 +4,7 @@
 //! fixture that breaks a rule a schema can state fails it; and each format pattern agrees with
 //! the library's own check of that format. Then golden tests of the subcommand.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-mod common;
+use crate::common;
 use common::{gen_lines, run, stderr, stdout};
 
 fn input() -> Vec<u8> {

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use rdq_envelope::json::{JsonParser, Value as JsonValue};
 use serde_json::{json, Value};
 
-mod common;
+use crate::common;
 use common::{gen_lines, run, stderr, stdout};
 
 /// 800 `gen` lines of both versions, a few invalid, and blank lines.

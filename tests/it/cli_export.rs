@@ -7,11 +7,11 @@ use std::process::Command;
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::{gen_lines, run, stderr, stdout};
 
 /// A valid DEAD v1 line, without its terminator.
-const DEAD: &str = include_str!("data/dlq_line.json");
+const DEAD: &str = include_str!("../data/dlq_line.json");
 
 /// Every field of the vocabulary, and two headers.
 const ALL_FIELDS: &str = "id,envelope_version,queue,handler_ref,handler_version,status,\

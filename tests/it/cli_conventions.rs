@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 use common::{bin, scratch, stderr, stdout};
 
 const SAMPLE: &str = "samples/dlq-sample.jsonl.zst";

@@ -4,7 +4,7 @@
 
 use rdq_envelope::json::{JsonParser, Value};
 
-mod common;
+use crate::common;
 #[path = "cli_filter/where_jq.rs"]
 mod where_jq;
 use common::{run, stderr, valid_lines};

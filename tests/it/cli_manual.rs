@@ -1,7 +1,7 @@
 //! Golden tests of `completions` and `man`: generated from the argument definitions, they name
 //! every subcommand and flag, and the bash script is valid bash.
 
-mod common;
+use crate::common;
 use common::{run, scratch, stderr, stdout};
 
 const SUBCOMMANDS: [&str; 11] = [

@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::{scratch, stderr};
 
 /// A valid DLQ line, without its terminator.
-const VALID: &str = include_str!("data/dlq_line.json");
+const VALID: &str = include_str!("../data/dlq_line.json");
 
 /// The release binary, built on first use.
 fn release() -> Command {

@@ -4,7 +4,7 @@
 use std::io::{Read, Write};
 use std::time::Duration;
 
-mod common;
+use crate::common;
 use common::{run, scratch, spawn, stderr};
 
 fn gen(count: &str, rate: &str) -> Vec<u8> {

@@ -5,11 +5,11 @@ use std::io::Read;
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::{run, scratch, stderr, stdout};
 
 /// A valid v1 DLQ line (three attempts, `rdq.source` among its headers).
-const V1: &str = include_str!("data/dlq_line.json");
+const V1: &str = include_str!("../data/dlq_line.json");
 
 fn v1_with(from: &str, to: &str) -> String {
     assert!(V1.contains(from), "{from}");

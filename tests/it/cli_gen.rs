@@ -1,6 +1,6 @@
 //! Golden tests of `rdq-envelope gen`, and of the bundled sample that `gen` made.
 
-mod common;
+use crate::common;
 use common::{bin, run, scratch, stderr, stdout};
 use rdq_envelope::JsonParser;
 

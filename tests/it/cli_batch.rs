@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::{bin, run, scratch, stderr, stdout, without_seconds};
 
 /// `gen` lines: `count` envelopes of version 1, with that share of realistic defects.

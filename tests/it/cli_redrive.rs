@@ -3,11 +3,11 @@
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::{run, stderr, stdout};
 
 /// A valid DEAD v1 line, without its terminator.
-const DEAD: &str = include_str!("data/dlq_line.json");
+const DEAD: &str = include_str!("../data/dlq_line.json");
 
 const AT: &str = "2026-05-01T12:00:00.000Z";
 
