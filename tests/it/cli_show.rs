@@ -280,8 +280,7 @@ fn payload_control_characters_pass_as_they_are_into_a_pipe() {
 /// terminal, which acts on them. On a terminal (a pty, under `script`), they are made visible.
 #[test]
 fn payload_control_characters_are_escaped_on_a_terminal() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("no `script` to make a terminal: skipped");
+    if common::tool_or_skip(&["script"], "a terminal made by `script`").is_none() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("rdq-cli-{}-tty", std::process::id()));

@@ -13,7 +13,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use crate::common;
-use common::{bin, gen_lines, run, scratch, stderr};
+use common::{bin, gen_lines, run, scratch, stderr, tool_or_skip};
 
 /// The rows a breakdown lists (`BREAKDOWN_ROWS` in src/cli/stats_html.rs); histogram bars
 /// likewise.
@@ -620,15 +620,6 @@ fn the_output_file_is_written_whole_or_not_at_all() {
     assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
 }
 
-/// Chromium, as Debian names it, or none.
-fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser"].into_iter().find(|name| {
-        Command::new(name)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
-}
 
 /// The build's `target/` folder (where the screenshots go).
 fn target_dir() -> PathBuf {
@@ -639,11 +630,11 @@ fn target_dir() -> PathBuf {
 
 #[test]
 fn chromium_renders_it_with_the_same_figures() {
-    let Some(chromium) = chromium() else {
-        if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
-            panic!("CI needs chromium for this test (.ci/run installs it)");
-        }
-        eprintln!("skipped: no chromium or chromium-browser on PATH (apt-get install chromium)");
+    // Chromium, as Debian names it.
+    let Some(chromium) = tool_or_skip(
+        &["chromium", "chromium-browser"],
+        "the HTML report in Chromium (apt-get install chromium)",
+    ) else {
         return;
     };
     let dir = scratch("html-chromium");
@@ -659,7 +650,7 @@ fn chromium_renders_it_with_the_same_figures() {
         let screenshot = target.join(png);
         let _ = std::fs::remove_file(&screenshot);
         let started = Instant::now();
-        let out = Command::new(chromium)
+        let out = Command::new(&chromium)
             .args([
                 "--headless=new",
                 "--no-sandbox",

@@ -13,6 +13,7 @@ use proptest::prelude::*;
 use rdq_envelope::ops::Where;
 
 use crate::common;
+use common::tool_or_skip;
 
 /// The expressions, without the comment and blank lines.
 fn table() -> Vec<&'static str> {
@@ -71,15 +72,7 @@ fn corpus() -> &'static Corpus {
 
 /// Whether jq can be run; under CI it must be (`.ci/run` installs it).
 fn have_jq() -> bool {
-    let found = Command::new("jq").arg("--version").output().is_ok();
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none_or(|v| v != "true"),
-            "jq is not installed, and CI must run this test"
-        );
-        eprintln!("skipped: jq is not installed");
-    }
-    found
+    tool_or_skip(&["jq"], "--where against jq").is_some()
 }
 
 /// The ids `filter --where expr` keeps, in order; `Err` with its message when it refuses.

@@ -5,15 +5,26 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The rule for a tool a test needs (absent: skipped outside CI, a failure under CI), and the
+/// one definition of "under CI", are the library's test hooks.
+pub use rdq_envelope::test_support::{need_or_skip, tool_or_skip};
 
 /// The binary under test.
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rdq-envelope"))
 }
 
-/// A fresh scratch folder for one test.
+/// A fresh scratch folder for one test. All the tests share one process, and two of them may
+/// pick the same name: a number per call keeps their folders apart.
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rdq-cli-{}-{name}", std::process::id()));
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "rdq-cli-{}-{call}-{name}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
