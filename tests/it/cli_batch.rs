@@ -44,7 +44,7 @@ fn json(path: &Path) -> Value {
 }
 
 /// Shard names and states from the manifest.
-fn states(out: &Path) -> Vec<(String, String)> {
+pub(crate) fn states(out: &Path) -> Vec<(String, String)> {
     json(&out.join("manifest.json"))["shards"]
         .as_array()
         .unwrap()
@@ -71,7 +71,7 @@ fn ran(o: &Output) -> Vec<String> {
 }
 
 /// A folder of three shards (two zstd, one plain) with defects, and its output folder.
-fn three_shards(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+pub(crate) fn three_shards(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     let dir = scratch(name);
     let input = dir.join("in");
     fs::create_dir_all(&input).unwrap();
@@ -729,52 +729,5 @@ fn many_small_shards_are_all_recorded() {
     assert_eq!(s.len(), 300);
     assert!(s.iter().all(|(_, state)| state == "done"));
     assert_eq!(json(&out.join("summary.json"))["lines"], 300);
-    fs::remove_dir_all(&dir).unwrap();
-}
-
-#[test]
-fn a_shard_rewritten_between_its_hashing_and_its_reading_is_not_recorded_done() {
-    // The shard was hashed for the manifest, then read: rewritten in between with bytes of
-    // the same size, it was recorded done with the first bytes' hash and outputs made from the
-    // second, and a rerun on the first bytes kept those outputs.
-    let (dir, input, out) = three_shards("rewritten");
-    let b = fs::read(input.join("b.jsonl")).unwrap();
-    // The same size, one letter of the first queue name changed.
-    let mut other = b.clone();
-    let at = String::from_utf8_lossy(&b).find("\"queue\":\"").unwrap() + "\"queue\":\"".len();
-    other[at] = if other[at] == b'x' { b'y' } else { b'x' };
-    assert_ne!(other, b);
-    fs::write(dir.join("other"), &other).unwrap();
-    // The test hook runs the command between the hashing and the reading (debug builds only).
-    let rewrite = format!(
-        "case \"$1\" in */b.jsonl) cat {:?} > \"$1\";; esac",
-        dir.join("other").to_str().unwrap()
-    );
-    for only in [false, true] {
-        let _ = fs::remove_dir_all(&out);
-        fs::write(input.join("b.jsonl"), &b).unwrap();
-        let mut command = bin();
-        command
-            .env("RDQ_ENVELOPE_TEST_BETWEEN_READS", &rewrite)
-            .args(["batch", "validate"])
-            .arg(&input)
-            .arg("--out")
-            .arg(&out);
-        if only {
-            command.args(["--only", "b.jsonl"]);
-        }
-        let o = command.output().unwrap();
-        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-        assert!(
-            stderr(&o).contains("b.jsonl: changed between its hashing and its reading"),
-            "{}",
-            stderr(&o)
-        );
-        assert!(!out.join("b.jsonl").exists(), "no output for it");
-        if !only {
-            let s = states(&out);
-            assert_eq!(s[1], ("b.jsonl".to_owned(), "failed".to_owned()));
-        }
-    }
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 use crate::common;
 use common::{bin, scratch, stderr, stdout};
 
-const SAMPLE: &str = "samples/dlq-sample.jsonl.zst";
+pub(crate) const SAMPLE: &str = "samples/dlq-sample.jsonl.zst";
 
 /// The binary with none of the colour variables of the environment the tests run in.
-fn plain() -> Command {
+pub(crate) fn plain() -> Command {
     let mut command = bin();
     for var in [
         "NO_COLOR",
@@ -27,19 +27,19 @@ fn plain() -> Command {
     command
 }
 
-fn output(mut command: Command, args: &[&str]) -> Output {
+pub(crate) fn output(mut command: Command, args: &[&str]) -> Output {
     command.args(args).output().expect("the binary runs")
 }
 
 /// The binary run with `args` and these environment variables (none of the others of
 /// [`plain`]).
-fn with_env(vars: &[(&str, &str)], args: &[&str]) -> Output {
+pub(crate) fn with_env(vars: &[(&str, &str)], args: &[&str]) -> Output {
     let mut command = plain();
     command.envs(vars.iter().copied());
     output(command, args)
 }
 
-fn has_ansi(bytes: &[u8]) -> bool {
+pub(crate) fn has_ansi(bytes: &[u8]) -> bool {
     bytes.windows(2).any(|w| w == b"\x1b[")
 }
 
@@ -192,68 +192,6 @@ fn validate_colours_code_and_pointer_only_when_asked() {
         "{:?}",
         stdout(&out)
     );
-}
-
-/// Every documented value of the colour variables, and set-but-empty, into a pipe with a
-/// cleared environment (docs/cli.md#environment): only `CLICOLOR_FORCE` set to something other
-/// than empty or `0` colours, unless `NO_COLOR` is set and not empty; `--color` wins over both.
-/// Each surface is checked: validate's diagnostics, the stats tables, clap's usage errors
-/// (standard error) and help (standard output).
-#[test]
-fn colour_variables_mean_what_their_conventions_say_at_every_value() {
-    // (variables, coloured into a pipe under --color auto)
-    type Row = (&'static [(&'static str, &'static str)], bool);
-    let table: &[Row] = &[
-        (&[], false),
-        (&[("NO_COLOR", "1")], false),
-        (&[("NO_COLOR", "")], false),
-        (&[("NO_COLOR", "0")], false),
-        (&[("CLICOLOR", "0")], false),
-        (&[("CLICOLOR", "1")], false),
-        (&[("CLICOLOR", "")], false),
-        (&[("CLICOLOR", "junk")], false),
-        (&[("CLICOLOR_FORCE", "1")], true),
-        (&[("CLICOLOR_FORCE", "yes")], true),
-        (&[("CLICOLOR_FORCE", "0")], false),
-        (&[("CLICOLOR_FORCE", "")], false),
-        (&[("CLICOLOR_FORCE", "1"), ("CLICOLOR", "0")], true),
-        (&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")], false),
-        (&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "0")], false),
-        (&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "")], true),
-        (
-            &[("CLICOLOR_FORCE", "0"), ("TERM", "xterm-256color")],
-            false,
-        ),
-    ];
-    // (arguments, whether the surface is standard error)
-    let surfaces: [(&[&str], bool); 4] = [
-        (&["validate", "-q", SAMPLE], false),
-        (&["stats", "-q", SAMPLE], false),
-        (&["filter", "--no-such-flag"], true),
-        (&["filter", "--help"], false),
-    ];
-    for &(vars, coloured) in table {
-        for (flag, want) in [
-            (None, coloured),
-            (Some("always"), true),
-            (Some("never"), false),
-        ] {
-            for &(args, on_stderr) in &surfaces {
-                let mut command = bin();
-                command.env_clear().envs(vars.iter().copied());
-                let mut all: Vec<&str> = flag.map_or(vec![], |f| vec!["--color", f]);
-                all.extend_from_slice(args);
-                let out = output(command, &all);
-                let stream = if on_stderr { &out.stderr } else { &out.stdout };
-                assert_eq!(
-                    has_ansi(stream),
-                    want,
-                    "{vars:?} {all:?}: {}",
-                    String::from_utf8_lossy(stream)
-                );
-            }
-        }
-    }
 }
 
 #[test]
@@ -522,54 +460,16 @@ fn queue_limits_from_a_toml_or_json_file_and_flags_win_for_their_queue() {
     assert!(stderr(&missing).contains("/nonexistent/limits.toml: cannot open"));
 }
 
-/// A queue name that no envelope can carry is refused in the file exactly as on the command
-/// line: status 2 before any input, naming the file and the line (or the flag), and the same
-/// problem.
-#[test]
-fn a_queue_name_no_envelope_can_carry_is_refused_in_the_file_as_on_the_command_line() {
-    let dir = scratch("conventions-queue-names");
-    let long = "q".repeat(241);
-    for (queue, problem) in [
-        ("Billing", "'B' is not in a queue name"),
-        ("billing invoices", "' ' is not in a queue name"),
-        ("bill/ing", "'/' is not in a queue name"),
-        ("café", "'é' is not in a queue name"),
-        (long.as_str(), "over 240 bytes"),
-        ("", "the queue name is empty"),
-    ] {
-        let quoted = serde_json::to_string(queue).unwrap();
-        let flag = format!("{queue}=5");
-        let toml_file = dir.join("names.toml");
-        let json_file = dir.join("names.json");
-        std::fs::write(&toml_file, format!("mail = 5\n# next\n{quoted} = 5\n")).unwrap();
-        std::fs::write(&json_file, format!("{{\"mail\": 5,\n{quoted}: 5}}")).unwrap();
-        let (toml_path, json_path) = (toml_file.to_str().unwrap(), json_file.to_str().unwrap());
-        for (args, place) in [
-            (["--queue-limit", flag.as_str()], "--queue-limit".to_owned()),
-            (["--queue-limits", toml_path], format!("{toml_path}:3: ")),
-            (["--queue-limits", json_path], format!("{json_path}:2: ")),
-        ] {
-            let mut all = vec!["validate"];
-            all.extend_from_slice(&args);
-            all.push("/nonexistent/input.jsonl");
-            let out = output(plain(), &all);
-            assert_eq!(out.status.code(), Some(2), "{queue:?} {place}");
-            let err = stderr(&out);
-            assert!(err.contains(&place), "{queue:?}: {err}");
-            assert!(
-                err.contains(problem) && err.contains("so no envelope is in that queue"),
-                "{queue:?}: {err}"
-            );
-            assert!(!err.contains("input.jsonl"), "{err}");
-        }
-    }
-}
-
 /// `command` run with `args` to its end, killed (and the test failed) if it runs past
 /// `limit`: a sanity bound for the tests of large inputs, far above what a linear run takes,
 /// far below what a quadratic one would. Its output goes through files in `dir` (no pipe to
 /// fill while waiting).
-fn output_within(mut command: Command, args: &[&str], dir: &Path, limit: Duration) -> Output {
+pub(crate) fn output_within(
+    mut command: Command,
+    args: &[&str],
+    dir: &Path,
+    limit: Duration,
+) -> Output {
     let (out_path, err_path) = (dir.join("stdout"), dir.join("stderr"));
     let mut child = command
         .args(args)
@@ -596,95 +496,9 @@ fn output_within(mut command: Command, args: &[&str], dir: &Path, limit: Duratio
     }
 }
 
-/// Every list a user supplies is read in linear (or n log n) time: a queue-limits file of
-/// 200,000 queues in TOML and in JSON, and as many repeated flags as the system's argument
-/// limit takes (50,000 of each), where a quadratic reading would take minutes. No timing is
-/// asserted: the run completes, and the last entry was read (a duplicate there is named).
-#[test]
-fn user_supplied_lists_are_read_in_linear_time() {
-    const QUEUES: usize = 200_000;
-    let limit = Duration::from_secs(120);
-    let dir = scratch("conventions-big-lists");
-    let toml = dir.join("limits.toml");
-    let json = dir.join("limits.json");
-    let mut toml_text: String = (0..QUEUES).map(|i| format!("\"q{i}\" = {i}\n")).collect();
-    let json_text = format!(
-        "{{{}}}",
-        (0..QUEUES)
-            .map(|i| format!("\"q{i}\": {i}"))
-            .collect::<Vec<_>>()
-            .join(",\n")
-    );
-    std::fs::write(&toml, &toml_text).unwrap();
-    std::fs::write(&json, &json_text).unwrap();
-    for file in [&toml, &json] {
-        let args = [
-            "validate",
-            "-q",
-            "--queue-limits",
-            file.to_str().unwrap(),
-            SAMPLE,
-        ];
-        let out = output_within(plain(), &args, &dir, limit);
-        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    }
-    // The same queue again on the last line: found, with its line.
-    toml_text.push_str("\"q0\" = 1\n");
-    std::fs::write(&toml, &toml_text).unwrap();
-    let json_text = format!("{},\n\"q0\": 1}}", json_text.trim_end_matches('}'));
-    std::fs::write(&json, &json_text).unwrap();
-    for file in [&toml, &json] {
-        let path = file.to_str().unwrap();
-        let args = ["validate", "--queue-limits", path, SAMPLE];
-        let out = output_within(plain(), &args, &dir, limit);
-        assert_eq!(out.status.code(), Some(2));
-        let line = QUEUES + 1;
-        assert!(
-            stderr(&out).contains(&format!("{path}:{line}:")),
-            "{}",
-            stderr(&out)
-        );
-    }
-
-    const FLAGS: usize = 50_000;
-    let many = |make: &dyn Fn(usize) -> String| (0..FLAGS).map(make).collect::<Vec<_>>();
-    let repeated: [(&str, Vec<String>); 7] = [
-        ("validate", many(&|i| format!("--queue-limit=q{i}={i}"))),
-        ("filter", many(&|i| format!("--queue=q{i}"))),
-        ("filter", many(&|i| format!("--handler=h{i}"))),
-        ("filter", many(&|_| "--status=dead".to_owned())),
-        ("filter", many(&|i| format!("--header=k{i}=v"))),
-        (
-            "filter",
-            many(&|_| "--id=01HWT0D7G0Q8V9W2R4T6Y8A0B2".to_owned()),
-        ),
-        ("filter", many(&|i| format!("--error-type=e{i}"))),
-    ];
-    for (command, flags) in &repeated {
-        let mut all = vec![*command, "-q"];
-        all.extend(flags.iter().map(String::as_str));
-        all.push(SAMPLE);
-        let out = output_within(plain(), &all, &dir, limit);
-        assert_eq!(out.status.code(), Some(1), "{}: {}", flags[0], stderr(&out));
-    }
-    // The same queue's limit at both ends of 50,000 flags: found.
-    let mut flags = many(&|i| format!("--queue-limit=q{i}={i}"));
-    flags.push("--queue-limit=q0=1".to_owned());
-    let mut all = vec!["validate"];
-    all.extend(flags.iter().map(String::as_str));
-    all.push(SAMPLE);
-    let out = output_within(plain(), &all, &dir, limit);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("--queue-limit q0=...: given twice"),
-        "{}",
-        stderr(&out)
-    );
-}
-
 /// The completions and man pages under contrib/wheel/data/share are what the binary writes
 /// (the wheel installs them; see pyproject.toml). After a change to the command line, rewrite
-/// them with `RDQ_ENVELOPE_BLESS=1 cargo test --test cli_conventions`.
+/// them with `RDQ_ENVELOPE_BLESS=1 cargo test --test it cli_conventions::`.
 #[test]
 fn the_wheel_installs_the_current_completions_and_man_pages() {
     let share = Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/wheel/data/share");
@@ -731,39 +545,6 @@ fn the_wheel_installs_the_current_completions_and_man_pages() {
     assert!(
         stale.is_empty() && kept == names,
         "stale or missing: {stale:?}; pages kept {kept:?}, written {names:?}: \
-         run `RDQ_ENVELOPE_BLESS=1 cargo test --test cli_conventions`"
+         run `RDQ_ENVELOPE_BLESS=1 cargo test --test it cli_conventions::`"
     );
-}
-
-#[test]
-fn rdq_envelope_simd_names_a_classifier_or_is_a_usage_error() {
-    let with = |value: &str, args: &[&str]| with_env(&[("RDQ_ENVELOPE_SIMD", value)], args);
-    let reference = output(plain(), &["validate", "-q", SAMPLE]);
-    // Every name, on any CPU (one it lacks is passed over), and empty, give the same bytes.
-    for name in ["", "portable", "sse4.2", "avx2"] {
-        let out = with(name, &["validate", "-q", SAMPLE]);
-        assert_eq!(out.status.code(), Some(1), "{name:?}: {}", stderr(&out));
-        assert_eq!(out.stdout, reference.stdout, "{name:?}");
-    }
-    // A typo is named before any input is opened, for every command.
-    for bad in ["junk", "AVX2", "neon ", "sse42"] {
-        for args in [
-            &["validate", "-q", "/nonexistent/input.jsonl"][..],
-            &["gen", "--count", "1"],
-        ] {
-            let out = with(bad, args);
-            assert_eq!(out.status.code(), Some(2), "{bad:?}");
-            let err = stderr(&out);
-            assert!(
-                err.contains(&format!(
-                    "RDQ_ENVELOPE_SIMD={bad}: expected one of portable, sse4.2, avx2"
-                )),
-                "{err}"
-            );
-            assert!(
-                out.stdout.is_empty() && !err.contains("nonexistent"),
-                "{err}"
-            );
-        }
-    }
 }

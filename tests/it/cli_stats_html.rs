@@ -620,7 +620,6 @@ fn the_output_file_is_written_whole_or_not_at_all() {
     assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
 }
 
-
 /// The build's `target/` folder (where the screenshots go).
 fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();

@@ -460,7 +460,5 @@ mod meanings;
 mod memory;
 #[path = "hostile/outputs.rs"]
 mod outputs;
-#[path = "hostile/standard_streams.rs"]
-mod standard_streams;
 #[path = "hostile/where_guard.rs"]
-mod where_guard;
+pub(crate) mod where_guard;

@@ -1,7 +1,6 @@
 //! The integration tests, one binary: a module per command or area. Tests that must run in a
 //! process of their own sit beside this folder (`tests/no_alloc.rs`), each saying why.
 
-mod common;
 mod chokaq;
 mod cli_batch;
 mod cli_batch_spark;
@@ -20,6 +19,7 @@ mod cli_show;
 mod cli_stats;
 mod cli_stats_html;
 mod cli_validate;
+mod common;
 mod compliance;
 mod explain;
 mod fuzz_corpus;
@@ -30,4 +30,5 @@ mod migrate;
 mod pipeline;
 mod reader_splits;
 mod readme;
+mod regression;
 mod schema;

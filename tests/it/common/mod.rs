@@ -21,10 +21,7 @@ pub fn bin() -> Command {
 pub fn scratch(name: &str) -> PathBuf {
     static CALLS: AtomicUsize = AtomicUsize::new(0);
     let call = CALLS.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!(
-        "rdq-cli-{}-{call}-{name}",
-        std::process::id()
-    ));
+    let dir = std::env::temp_dir().join(format!("rdq-cli-{}-{call}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -14,14 +14,14 @@ use super::common::{scratch, stderr};
 use super::{release, VALID};
 
 /// A folder with `in.jsonl` (three valid lines) and an `out.jsonl` from an earlier run.
-fn folder(name: &str) -> std::path::PathBuf {
+pub(crate) fn folder(name: &str) -> std::path::PathBuf {
     let dir = scratch(name);
     fs::write(dir.join("in.jsonl"), format!("{VALID}\n{VALID}\n{VALID}\n")).unwrap();
     fs::write(dir.join("out.jsonl"), "previous\n").unwrap();
     dir
 }
 
-fn filter(dir: &Path, args: &[&str]) -> Command {
+pub(crate) fn filter(dir: &Path, args: &[&str]) -> Command {
     let mut command = release();
     command
         .current_dir(dir)
@@ -41,7 +41,7 @@ fn filter(dir: &Path, args: &[&str]) -> Command {
 
 /// The run's outputs were left as they were: `out.jsonl` from before, no rejects, no
 /// temporary file.
-fn untouched(dir: &Path, what: &str) {
+pub(crate) fn untouched(dir: &Path, what: &str) {
     let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -55,88 +55,11 @@ fn untouched(dir: &Path, what: &str) {
     );
 }
 
-fn refused(out: &Output, words: &[&str], what: &str) {
+pub(crate) fn refused(out: &Output, words: &[&str], what: &str) {
     assert_eq!(out.status.code(), Some(2), "{what}: {}", stderr(out));
     let err = stderr(out);
     for word in words {
         assert!(err.contains(word), "{what}: {err}");
-    }
-}
-
-#[test]
-fn builtins_that_act_beyond_one_envelope_are_refused_before_any_input_is_read() {
-    let dir = folder("where-refused");
-    for name in [
-        "halt",
-        "halt_error",
-        "halt_error(1)",
-        "input",
-        "[inputs]",
-        "debug",
-        "debug(\"x\")",
-        "stderr",
-        "input_filename",
-        "input_line_number",
-        "get_search_list",
-        "modulemeta",
-    ] {
-        for expr in [
-            name.to_owned(),
-            format!(".queue == \"x\" or ({name} | true)"),
-        ] {
-            let out = filter(&dir, &["--where", &expr]).output().unwrap();
-            let bare = name
-                .trim_start_matches('[')
-                .split(['(', ']'])
-                .next()
-                .unwrap();
-            refused(
-                &out,
-                &[&format!("`{bare}` is not supported in --where")],
-                &expr,
-            );
-            untouched(&dir, &expr);
-        }
-    }
-    // A definition of the same name is the user's own, and works.
-    let out = filter(&dir, &["--where", "def halt: .queue != null; halt"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(
-        fs::read_to_string(dir.join("out.jsonl"))
-            .unwrap()
-            .lines()
-            .count(),
-        3
-    );
-}
-
-#[test]
-fn expressions_as_deep_as_jq_runs_them_work_and_deeper_ones_are_refused() {
-    let dir = folder("where-deep");
-    // jq 1.6 parses brackets nested up to about 5,000 deep and runs a recursion 10,000 deep.
-    let nested = |n: usize| format!("{}.queue{} | length > 0", "[".repeat(n), "]".repeat(n));
-    // Short terms: one argument may hold at most 128 KiB.
-    let chain = |n: usize| format!(".a{}", " or .b".repeat(n));
-    for expr in [
-        nested(9_000),
-        chain(9_000),
-        "def f: if . == 0 then 0 else 1 + (. - 1 | f) end; (10000 | f) == 10000".to_owned(),
-    ] {
-        let out = filter(&dir, &["--where", &expr]).output().unwrap();
-        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
-    }
-    fs::remove_file(dir.join("rejects.jsonl")).unwrap();
-    fs::write(dir.join("out.jsonl"), "previous\n").unwrap();
-    for expr in [nested(10_001), chain(10_001)] {
-        let out = filter(&dir, &["--where", &expr]).output().unwrap();
-        refused(
-            &out,
-            &["levels deep; at most 10000 are supported"],
-            "too deep",
-        );
-        untouched(&dir, "too deep");
     }
 }
 
