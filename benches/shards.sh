@@ -7,7 +7,7 @@
 #   bash benches/shards.sh [SHARDS [LINES [ROUNDS [JOBS]]]]     (default 16 9000 3 2)
 #   NO_SPARK=1 bash benches/shards.sh                            (without the Spark runner)
 #
-# Needs zstd; the Spark line needs pyspark and Java (as tests/cli_batch_spark.rs). The shards
+# Needs zstd; the Spark line needs pyspark and Java (as tests/it/cli_batch_spark.rs). The shards
 # are kept in target/shards-bench/ for the next run.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,4 +1,4 @@
-// The properties the fuzz targets check, shared with `tests/fuzz_corpus.rs` (through
+// The properties the fuzz targets check, shared with `tests/it/fuzz_corpus.rs` (through
 // `include!`) so that every corpus file also runs under `cargo test`, without nightly.
 
 use rdq_envelope::framing::{LineKind, LineReader};

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rebuilds samples/dlq-sample.jsonl.zst, the README's first command's input: 300 DEAD-heavy
-# version 1 envelopes from `gen` with seven realistic defects. tests/cli_gen.rs checks that the
+# version 1 envelopes from `gen` with seven realistic defects. tests/it/cli_gen.rs checks that the
 # committed file still decompresses to exactly this output.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,7 +1,7 @@
 //! The catalogue of codes: for every [`ErrorCode`], what the rule is, where it is reported,
 //! a line that gets it and how to fix it. `rdq-envelope explain CODE` prints an entry; the
 //! code sections of docs/envelope.md are checked against it, and every example is run through
-//! the command it names and must get exactly its code (tests/explain.rs).
+//! the command it names and must get exactly its code (tests/it/explain.rs).
 //!
 //! ```
 //! use rdq_envelope::catalogue::{self, ExampleLine};

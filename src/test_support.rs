@@ -248,3 +248,42 @@ pub fn byte_mutation(line: &[u8], at: usize, kind: usize) -> Vec<u8> {
     }
     out
 }
+
+/// Whether this run is CI's: the variable `CI` set to anything but empty, `0` or `false`
+/// (`.ci/run` runs with `CI=true`). The one definition every test asks.
+pub fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// The one rule for what a test needs from outside the crate (a program, a Python module, a
+/// corpus folder): `found` is what the caller found, or what is absent. Found, it is returned.
+/// Absent outside CI, this prints `skipped: ...` and returns `None`, and the test returns.
+/// Absent under CI ([`in_ci`]), it panics: `.ci/run` installs every tool a test needs, and a
+/// test that checks nothing must not pass there.
+pub fn need_or_skip<T>(found: Result<T, String>, what_for: &str) -> Option<T> {
+    match found {
+        Ok(found) => Some(found),
+        Err(absent) if in_ci() => panic!("CI must run {what_for} (.ci/run installs it): {absent}"),
+        Err(absent) => {
+            eprintln!("skipped: {what_for}: {absent}");
+            None
+        }
+    }
+}
+
+/// The first of `names` (one program under the names distributions give it, e.g. `chromium`
+/// and `chromium-browser`) that runs `--version` successfully, by [`need_or_skip`]'s rule.
+pub fn tool_or_skip(names: &[&str], what_for: &str) -> Option<std::path::PathBuf> {
+    let found = names
+        .iter()
+        .copied()
+        .find(|name| {
+            std::process::Command::new(name)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .map(std::path::PathBuf::from)
+        .ok_or_else(|| format!("no {} on PATH", names.join(" or ")));
+    need_or_skip(found, what_for)
+}

@@ -1,3 +1,6 @@
+// Stands alone, outside tests/it/: a `#[global_allocator]` is the allocator of its whole test
+// binary, and this counting one would slow every other test there.
+
 //! A valid line costs no allocation once the parser's buffers have grown (the hot path's
 //! promise): counted with a global allocator that counts.
 

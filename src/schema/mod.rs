@@ -7,7 +7,7 @@
 //! ranges, the header keys, and the rules within one record. What it cannot state (the JSON
 //! layer, limits counted in bytes, an integer's spelling, the rules across attempts, status
 //! rules that need the last attempt, the size limit) is listed in each schema's top-level
-//! `description`; `rdq-envelope validate` checks all of it. `tests/schema.rs` holds the
+//! `description`; `rdq-envelope validate` checks all of it. `tests/it/schema.rs` holds the
 //! schemas to that: against the draft 2020-12 meta-schema, the compliance fixtures, `gen`'s
 //! output, and the library's own format checks.
 //!

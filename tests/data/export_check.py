@@ -1,6 +1,6 @@
 """Reads an `rdq-envelope export` back with Python's own readers (the csv module for CSV and TSV,
 pyarrow for Parquet) and compares every value with the envelope it came from, parsed here with
-the json module: an independent reading of both sides (tests/cli_export.rs runs it).
+the json module: an independent reading of both sides (tests/it/cli_export.rs runs it).
 
 usage: export_check.py csv|tsv|parquet INPUT.jsonl REJECTS.jsonl EXPORT FIELDS
 

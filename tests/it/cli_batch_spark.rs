@@ -1,0 +1,132 @@
+//! The Spark runner (contrib/spark/rdq_spark.py) in `local[2]` mode writes what a local
+//! `batch` run writes. Skipped, with the reason, when pyspark or Java is absent, except under
+//! CI (`CI=true`), where .ci/run installs them and their absence is a failure.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use crate::common;
+use common::{need_or_skip, run, scratch, stderr, without_seconds};
+
+/// Why the runner cannot be tested here, if it cannot.
+fn missing() -> Option<String> {
+    let java = Command::new("java").arg("-version").output();
+    if !java.is_ok_and(|o| o.status.success()) {
+        return Some("no java on PATH".into());
+    }
+    let pyspark = Command::new("python3")
+        .args(["-c", "import pyspark"])
+        .output();
+    match pyspark {
+        Ok(o) if o.status.success() => None,
+        Ok(o) => Some(format!(
+            "python3 cannot import pyspark: {}",
+            stderr(&o).trim()
+        )),
+        Err(e) => Some(format!("no python3: {e}")),
+    }
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn the_spark_runner_writes_what_batch_writes() {
+    let found = missing().map_or(Ok(()), Err);
+    if need_or_skip(found, "the Spark runner's test (pyspark and Java)").is_none() {
+        return;
+    }
+    let dir = scratch("spark");
+    let input = dir.join("in");
+    fs::create_dir_all(&input).unwrap();
+    for (i, count) in [300u32, 200, 250].into_iter().enumerate() {
+        let lines = run(
+            &[
+                "gen",
+                "--count",
+                &count.to_string(),
+                "--seed",
+                &i.to_string(),
+                "--version",
+                "1",
+                "--invalid-rate",
+                "0.05",
+            ],
+            b"",
+        )
+        .stdout;
+        let name = format!("part-{i:04}.jsonl.zst");
+        fs::write(input.join(name), zstd::encode_all(&lines[..], 3).unwrap()).unwrap();
+    }
+    fs::write(
+        input.join("plain.jsonl"),
+        run(&["gen", "--count", "50"], b"").stdout,
+    )
+    .unwrap();
+
+    let local = dir.join("local");
+    let o = Command::new(env!("CARGO_BIN_EXE_rdq-envelope"))
+        .args(["batch", "migrate", "-q", "--to", "2"])
+        .arg(&input)
+        .arg("--out")
+        .arg(&local)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+
+    let spark = dir.join("spark");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/spark/rdq_spark.py");
+    let o = Command::new("python3")
+        .arg(script)
+        .args([
+            "--binary",
+            env!("CARGO_BIN_EXE_rdq-envelope"),
+            "--master",
+            "local[2]",
+            // Record the manifest after every shard, as a long run does every 30 s.
+            "--record-every",
+            "0",
+        ])
+        .arg(&input)
+        .arg(&spark)
+        .args(["--", "migrate", "--to", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+
+    assert_eq!(names(&spark), names(&local));
+    assert_eq!(names(&local).len(), 4 * 3 + 2);
+    for name in names(&local) {
+        let (a, b) = (
+            fs::read(local.join(&name)).unwrap(),
+            fs::read(spark.join(&name)).unwrap(),
+        );
+        if name.ends_with(".json") {
+            // Summaries and the manifest: the same bytes but for the wall-clock seconds.
+            assert_eq!(without_seconds(&a), without_seconds(&b), "{name}");
+        } else {
+            assert!(a == b, "{name} differs");
+        }
+    }
+
+    // A driver that died leaves a manifest with the shards recorded so far: the rerun (here,
+    // locally) runs only the others. Here the manifest says every shard is done.
+    let o = Command::new(env!("CARGO_BIN_EXE_rdq-envelope"))
+        .args(["batch", "migrate", "--to", "2"])
+        .arg(&input)
+        .arg("--out")
+        .arg(&spark)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nothing to run"), "{}", stderr(&o));
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,34 @@
+//! The integration tests, one binary: a module per command or area. Tests that must run in a
+//! process of their own sit beside this folder (`tests/no_alloc.rs`), each saying why.
+
+mod chokaq;
+mod cli_batch;
+mod cli_batch_spark;
+mod cli_conventions;
+mod cli_dedupe;
+mod cli_explain;
+mod cli_export;
+mod cli_filter;
+mod cli_gen;
+mod cli_manual;
+mod cli_migrate;
+mod cli_pipeline;
+mod cli_redrive;
+mod cli_sample;
+mod cli_show;
+mod cli_stats;
+mod cli_stats_html;
+mod cli_validate;
+mod common;
+mod compliance;
+mod explain;
+mod fuzz_corpus;
+mod gen;
+mod hostile;
+mod json_test_suite;
+mod migrate;
+mod pipeline;
+mod reader_splits;
+mod readme;
+mod regression;
+mod schema;
