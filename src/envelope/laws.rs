@@ -20,8 +20,10 @@ pub(super) enum Status {
 }
 
 impl Status {
-    /// The status spelled `name`, in any version (see [`status_in_version`]).
-    #[inline]
+    /// The status spelled `name`, in any version (see [`status_in_version`]). Always inlined:
+    /// called from both paths, LLVM kept it out of line, which cost the single pass a call per
+    /// line.
+    #[inline(always)]
     pub(super) fn from_name(name: &[u8]) -> Option<Status> {
         Some(match name {
             b"PENDING" => Status::Pending,
@@ -55,8 +57,9 @@ pub(super) enum Outcome {
 }
 
 impl Outcome {
-    /// The outcome spelled `name`.
-    #[inline]
+    /// The outcome spelled `name`. Always inlined, as [`Status::from_name`] (a call per attempt
+    /// otherwise).
+    #[inline(always)]
     pub(super) fn from_name(name: &[u8]) -> Option<Outcome> {
         Some(match name {
             b"SUCCESS" => Outcome::Success,
@@ -80,9 +83,11 @@ pub(super) enum Stamp {
 }
 
 impl Stamp {
+    // `matches!`, not `==`: the derived comparison also reads the payload (the single pass
+    // asks this once per attempt).
     #[inline]
     pub(super) fn is_null(self) -> bool {
-        self == Stamp::Null
+        matches!(self, Stamp::Null)
     }
     #[inline]
     pub(super) fn is_set(self) -> bool {
@@ -379,7 +384,7 @@ pub(super) enum OutcomeProblem {
 /// (not judged when `finished_at` is unknown).
 #[inline]
 pub(super) fn outcome_when_finished(outcome_null: bool, finished: Stamp) -> Option<OutcomeProblem> {
-    if finished == Stamp::Unknown || outcome_null == finished.is_null() {
+    if matches!(finished, Stamp::Unknown) || outcome_null == finished.is_null() {
         None
     } else if outcome_null {
         Some(OutcomeProblem::FinishedWithout)
