@@ -58,11 +58,11 @@ pub struct Context<'a> {
 ///     .with_overview(&[GroupBy::Status, GroupBy::Queue, GroupBy::Fingerprint]);
 /// let sources = vec![Source::Reader { name: "dlq".into(), reader: Box::new(&line[..]) }];
 /// let outputs = Outputs { primary: None, secondary: None, rejects: None, messages: None };
-/// let books = pipeline::run(sources, &op, PipelineOptions::default(), outputs, None)?;
+/// let (books, total) = pipeline::run(sources, &op, PipelineOptions::default(), outputs, None)?;
 ///
 /// let mut page = Vec::new();
 /// let context = Context { inputs: &["dlq.jsonl".to_owned()], top: 10 };
-/// write_html(&op.overview(context.top, &books), &books, &context, &mut page)?;
+/// write_html(&op.overview(&total, context.top, &books), &books, &context, &mut page)?;
 /// let page = String::from_utf8(page)?;
 /// assert!(page.starts_with("<!DOCTYPE html>"));
 /// assert!(page.contains("<span class=\"n\" data-stat=\"envelopes\">1</span>"));
