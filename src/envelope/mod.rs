@@ -27,9 +27,7 @@ pub use options::{
     supported_versions, OptionsError, RuleOptions, DEFAULT_MAX_ENVELOPE_BYTES, NEWEST_VERSION,
     SUPPORTED_VERSIONS,
 };
-pub(crate) use rules::Top;
-pub(crate) use single_pass::{AttemptFields, Clean, Fields, Range32, SinglePass};
-pub(crate) use view::Repr;
+pub(crate) use single_pass::{Clean, SinglePass};
 pub use view::{AttemptError, AttemptRef, EnvelopeRef, Text};
 
 use crate::diagnostic::{Diagnostic, ErrorCode};

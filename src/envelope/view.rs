@@ -186,6 +186,16 @@ impl<'e> EnvelopeRef<'e> {
         EnvelopeRef::new(Repr::Tape(root), version, &[])
     }
 
+    /// A view of the tape of an envelope the caller judged valid, its version read from it.
+    pub(crate) fn of_tape(root: Value<'e>) -> Self {
+        let version = root
+            .get("envelope_version")
+            .and_then(|v| v.as_integer())
+            .and_then(|v| u32::try_from(v).ok())
+            .unwrap_or(1);
+        EnvelopeRef::new(Repr::Tape(root), version, &[])
+    }
+
     /// A string of the envelope that holds no escape in a valid one (a name, an ID, a status,
     /// a timestamp: their grammars have none, and the single pass declines a line that
     /// spells one with escapes).
@@ -491,7 +501,7 @@ impl<'e> EnvelopeRef<'e> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn origin_source(&self) -> Option<Text<'e>> {
-        self.origin("source")
+        self.origin_text("source")
     }
 
     /// `origin.submitted_by` (version 2).
@@ -506,10 +516,10 @@ impl<'e> EnvelopeRef<'e> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn origin_submitted_by(&self) -> Option<Text<'e>> {
-        self.origin("submitted_by")
+        self.origin_text("submitted_by")
     }
 
-    fn origin(&self, field: &str) -> Option<Text<'e>> {
+    fn origin_text(&self, field: &str) -> Option<Text<'e>> {
         match self.repr {
             Repr::Ranges { line, fields } => {
                 let range = match field {
@@ -747,6 +757,30 @@ impl<'e> AttemptRef<'e> {
         match self.0 {
             AttemptRepr::Ranges { line, fields, .. } => fields.outcome.map(|r| range_text(line, r)),
             AttemptRepr::Tape(a) => a.get("outcome")?.as_str(),
+        }
+    }
+
+    /// `error.type` alone, when the attempt has an error: cheaper than [`AttemptRef::error`],
+    /// which also reads the message.
+    ///
+    /// ```
+    /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
+    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// # let checked = checker.check(line);
+    /// # let envelope = checked.envelope().expect("valid");
+    /// # let attempt = envelope.last_attempt().expect("an attempt");
+    /// assert_eq!(attempt.error_type().and_then(|t| t.as_plain()), Some("java.lang.IllegalStateException"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn error_type(&self) -> Option<Text<'e>> {
+        match self.0 {
+            AttemptRepr::Ranges {
+                line,
+                fields,
+                plain,
+            } => Some(range_string(line, fields.error_type?, plain)),
+            AttemptRepr::Tape(a) => a.get("error")?.get("type")?.as_str().map(Text::Plain),
         }
     }
 

@@ -7,10 +7,10 @@ use memchr::memmem;
 use regex::Regex;
 use serde::Serialize;
 
-use super::fields::{with_view, EnvelopeView};
+use super::fields::EnvelopeView;
 use super::fingerprint::{Fingerprint, Fingerprinter};
 use super::jq::{EvalSlot, EvalWatch, Where, WhereVerdict};
-use crate::envelope::{spans, Checker, EnvelopeRules};
+use crate::envelope::{spans, Checker, EnvelopeRef, EnvelopeRules};
 use crate::framing::Line;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
@@ -161,12 +161,7 @@ impl Predicates {
     /// Whether a valid envelope of `version` matches. Each predicate reads only what it needs,
     /// and only the members its version defines; `envelope` reads them from the tape or from
     /// the single pass, the same way.
-    fn matches<'a>(
-        &self,
-        envelope: &impl EnvelopeView<'a>,
-        version: u32,
-        scratch: &mut Scratch,
-    ) -> bool {
+    fn matches<'a>(&self, envelope: &EnvelopeRef<'a>, version: u32, scratch: &mut Scratch) -> bool {
         let any = |globs: &[Glob], value: &str| {
             globs.is_empty() || globs.iter().any(|g| g.matches(value))
         };
@@ -193,7 +188,7 @@ impl Predicates {
         }
         if self
             .min_redrives
-            .is_some_and(|min| envelope.redrive_count() < i128::from(min))
+            .is_some_and(|min| envelope.redrive_count() < min)
         {
             return false;
         }
@@ -206,7 +201,7 @@ impl Predicates {
             }
         }
         if !self.last_error_type.is_empty() || !self.outcome.is_empty() {
-            let (last_type, outcome) = envelope.last_attempt().unwrap_or((None, None));
+            let (last_type, outcome) = envelope.last_attempt_facts().unwrap_or((None, None));
             if !self.last_error_type.is_empty()
                 && !last_type.is_some_and(|t| self.last_error_type.iter().any(|g| g.matches(t)))
             {
@@ -279,13 +274,8 @@ impl Predicates {
 
 /// A header's value matches; `rdq.source` and `rdq.submitted_by` also match their moved
 /// values in a v2 `origin` (in v1, `origin` is an unknown field like any other).
-fn header_matches<'a>(
-    envelope: &impl EnvelopeView<'a>,
-    version: u32,
-    key: &str,
-    glob: &Glob,
-) -> bool {
-    let in_headers = envelope.header(key).is_some_and(|v| glob.matches(v));
+fn header_matches<'a>(envelope: &EnvelopeRef<'a>, version: u32, key: &str, glob: &Glob) -> bool {
+    let in_headers = envelope.header_text(key).is_some_and(|v| glob.matches(v));
     let moved = match key {
         _ if version < 2 => None,
         "rdq.source" => Some("source"),
@@ -582,11 +572,7 @@ impl LineOperation for FilterOp {
         // Counted on every valid line, kept or filtered out (the summary's rule).
         out.summary.tally_warnings(envelope.warnings());
         let version = envelope.version();
-        let matches = with_view!(envelope, |view| self.predicates.matches(
-            view,
-            version,
-            &mut w.scratch
-        ));
+        let matches = self.predicates.matches(&envelope, version, &mut w.scratch);
         let nodes = &mut w.nodes;
         let eval = |expr: &Where| match (checked.single_pass(), checked.document()) {
             (Some((_, single)), _) if single.shape().is_some() => {
@@ -672,24 +658,14 @@ mod tests {
 
 #[cfg(test)]
 mod single_pass_tests {
-    use super::super::fields::{RangeView, TapeView};
     use super::*;
-    use crate::envelope::{SinglePass, Top, Verdict};
+    use crate::envelope::SinglePass;
     use crate::json::JsonParser;
     use crate::RuleOptions;
 
-    /// What the test reads lines with: the single pass and the tape side by side.
-    #[derive(Default)]
-    struct Readers {
-        single: SinglePass,
-        parser: JsonParser,
-        verdict: Verdict,
-        scratch: Scratch,
-    }
-
     /// Predicates of every kind, built from the envelope's own values (so that some match) and
     /// from values it does not have.
-    fn predicates_for(view: &TapeView<'_>) -> Vec<Predicates> {
+    fn predicates_for(view: &EnvelopeRef<'_>) -> Vec<Predicates> {
         let mut all = Vec::new();
         let mut add = |f: &dyn Fn(&mut Predicates)| {
             let mut p = Predicates::default();
@@ -712,7 +688,7 @@ mod single_pass_tests {
             add(&|p| p.error_type = vec![Glob::new(t)]);
         }
         add(&|p| p.error_type = vec![Glob::new("java.net.*")]);
-        if let Some((last_type, outcome)) = view.last_attempt() {
+        if let Some((last_type, outcome)) = view.last_attempt_facts() {
             if let Some(t) = last_type {
                 add(&|p| p.last_error_type = vec![Glob::new(t)]);
             }
@@ -728,7 +704,7 @@ mod single_pass_tests {
             "traceparent",
             "absent",
         ] {
-            let value = view.header(key).unwrap_or("x").to_owned();
+            let value = view.header_text(key).unwrap_or("x").to_owned();
             add(&|p| p.header = vec![(key.to_owned(), Glob::new(&value))]);
             add(&|p| p.header = vec![(key.to_owned(), Glob::new("*"))]);
         }
@@ -751,7 +727,7 @@ mod single_pass_tests {
     /// What the triage predicates read of an envelope: every error (its message decoded), the
     /// last error and when it was seen, the last attempt's end.
     type Facts = (Vec<(String, String)>, Option<(String, i64)>, Option<i64>);
-    fn facts<'a>(view: &impl EnvelopeView<'a>) -> Facts {
+    fn facts(view: &EnvelopeRef<'_>) -> Facts {
         let mut scratch = String::new();
         let errors = view
             .errors()
@@ -800,26 +776,19 @@ mod single_pass_tests {
     #[test]
     fn predicates_match_the_same_on_the_ranges_and_on_the_tape() {
         let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
-        let mut w = Readers::default();
+        let mut checker = Checker::new(rules).with_plain_texts();
+        let (mut parser, mut scratch) = (JsonParser::new(), Scratch::default());
         let (mut compared, mut lines) = (0, 0);
         for version in [1, 2] {
             for line in crate::generate::test_lines(21, version, 0.1, 1500) {
-                let Some(clean) = rules.clean(&mut w.single, &line) else {
-                    continue;
-                };
-                let fields = w.single.fields();
-                if !fields.plain {
+                let checked = checker.check(&line);
+                if checked.document().is_some() || !checked.is_valid() {
                     continue;
                 }
+                let ranges = checked.envelope().unwrap();
                 lines += 1;
-                let doc = rules
-                    .check_line(&mut w.parser, &line, &mut w.verdict)
-                    .unwrap();
-                let tape = TapeView(Top::of(doc.root()));
-                let ranges = RangeView {
-                    line: &line,
-                    fields,
-                };
+                let doc = parser.parse(&line, &mut Vec::new()).unwrap();
+                let tape = EnvelopeRef::on_tape(doc.root(), version);
                 assert_eq!(
                     facts(&tape),
                     facts(&ranges),
@@ -827,8 +796,8 @@ mod single_pass_tests {
                     String::from_utf8_lossy(&line)
                 );
                 for p in predicates_for(&tape) {
-                    let on_tape = p.matches(&tape, clean.version, &mut w.scratch);
-                    let on_ranges = p.matches(&ranges, clean.version, &mut w.scratch);
+                    let on_tape = p.matches(&tape, version, &mut scratch);
+                    let on_ranges = p.matches(&ranges, version, &mut scratch);
                     assert_eq!(
                         on_tape,
                         on_ranges,

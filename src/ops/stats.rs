@@ -13,11 +13,11 @@ use std::hash::Hash;
 use serde::Serialize;
 
 use super::arrivals::{self, Arrivals, Unit};
-use super::fields::{with_view, EnvelopeView, TapeView};
+use super::fields::EnvelopeView;
 use super::fingerprint::{Fingerprint, Fingerprinter};
 use crate::diagnostic::cut_text;
 use crate::envelope::formats::{push_timestamp, timestamp_bytes};
-use crate::envelope::{Checker, EnvelopeRules, Top};
+use crate::envelope::{Checker, EnvelopeRef, EnvelopeRules};
 use crate::json::Value;
 use crate::pipeline::Summary;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
@@ -278,7 +278,7 @@ const NO_FINGERPRINT: &str = "------------";
 impl Stats {
     /// Adds one valid envelope.
     pub fn add(&mut self, root: Value<'_>, by: GroupBy) {
-        self.add_envelope(&TapeView(Top::of(root)), by);
+        self.add_envelope(&EnvelopeRef::of_tape(root), by);
     }
 
     /// Adds one valid envelope, counted in the groups of each of `bys` (in that order: the
@@ -286,18 +286,18 @@ impl Stats {
     /// minute and per hour ([`Stats::arrivals`]). A tally must be given the same `bys` and
     /// `fine_arrivals` for every envelope.
     pub fn add_grouped(&mut self, root: Value<'_>, bys: &[GroupBy], fine_arrivals: bool) {
-        self.add_envelope_grouped(&TapeView(Top::of(root)), bys, fine_arrivals);
+        self.add_envelope_grouped(&EnvelopeRef::of_tape(root), bys, fine_arrivals);
     }
 
     /// Adds one valid envelope, read from its tape or from the single pass.
-    pub(crate) fn add_envelope<'a>(&mut self, envelope: &impl EnvelopeView<'a>, by: GroupBy) {
+    pub(crate) fn add_envelope<'a>(&mut self, envelope: &EnvelopeRef<'a>, by: GroupBy) {
         self.add_envelope_grouped(envelope, &[by], false);
     }
 
     /// [`Stats::add_grouped`], read from its tape or from the single pass.
     pub(crate) fn add_envelope_grouped<'a>(
         &mut self,
-        envelope: &impl EnvelopeView<'a>,
+        envelope: &EnvelopeRef<'a>,
         bys: &[GroupBy],
         fine_arrivals: bool,
     ) {
@@ -315,7 +315,7 @@ impl Stats {
             }
         }
         self.attempts.add(&(envelope.attempt_records() as u64), 1);
-        let redrives = u64::try_from(envelope.redrive_count()).unwrap_or(0);
+        let redrives = envelope.redrive_count();
         self.redrives.add(&redrives, 1);
 
         // Every error type, in attempt order; the last attempt's counts once more as the last.
@@ -329,7 +329,7 @@ impl Stats {
                 },
             );
         }
-        let last = envelope.last_attempt();
+        let last = envelope.last_attempt_facts();
         if let Some((Some(kind), _)) = last {
             let kind = cut_text(kind, MAX_KEY_BYTES);
             self.error_types.add(
@@ -380,7 +380,7 @@ impl Stats {
     }
 
     /// Adds an envelope to its fingerprint group's details: its last error's fingerprint.
-    fn add_triage<'a>(&mut self, envelope: &impl EnvelopeView<'a>) -> Option<Fingerprint> {
+    fn add_triage<'a>(&mut self, envelope: &EnvelopeRef<'a>) -> Option<Fingerprint> {
         let scratch = &mut self.scratch;
         let last = envelope.last_error();
         let (fingerprint, template) = match last {
@@ -857,11 +857,8 @@ impl LineOperation for StatsOp {
         };
         out.summary.tally_warnings(envelope.warnings());
         let (groupings, n) = self.groupings();
-        with_view!(envelope, |view| out.tally.add_envelope_grouped(
-            view,
-            &groupings[..n],
-            self.fine_arrivals
-        ));
+        out.tally
+            .add_envelope_grouped(&envelope, &groupings[..n], self.fine_arrivals);
         Action::Emit
     }
 
@@ -927,9 +924,8 @@ mod tests {
 
 #[cfg(test)]
 mod single_pass_tests {
-    use super::super::fields::RangeView;
     use super::*;
-    use crate::envelope::{SinglePass, Verdict};
+    use crate::envelope::Verdict;
     use crate::json::JsonParser;
     use crate::RuleOptions;
 
@@ -938,8 +934,8 @@ mod single_pass_tests {
     #[test]
     fn stats_are_the_same_from_the_ranges_and_from_the_tape() {
         let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
-        let (mut single, mut parser, mut verdict) =
-            (SinglePass::default(), JsonParser::new(), Verdict::default());
+        let mut checker = Checker::new(rules.clone()).with_plain_texts();
+        let (mut parser, mut verdict) = (JsonParser::new(), Verdict::default());
         let mut lines = Vec::new();
         for version in [1, 2] {
             for line in crate::generate::test_lines(33, version, 0.1, 1500) {
@@ -957,15 +953,12 @@ mod single_pass_tests {
         ] {
             let (mut on_tape, mut on_ranges, mut read) = (Stats::default(), Stats::default(), 0);
             for line in &lines {
-                if rules.clean(&mut single, line).is_none() || !single.fields().plain {
+                let checked = checker.check(line);
+                if checked.document().is_some() || !checked.is_valid() {
                     continue;
                 }
                 read += 1;
-                let ranges = RangeView {
-                    line,
-                    fields: single.fields(),
-                };
-                on_ranges.add_envelope(&ranges, by);
+                on_ranges.add_envelope(&checked.envelope().unwrap(), by);
                 let doc = rules.check_line(&mut parser, line, &mut verdict).unwrap();
                 on_tape.add(doc.root(), by);
             }
