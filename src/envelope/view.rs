@@ -584,27 +584,41 @@ impl<'e> EnvelopeRef<'e> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn attempts(&self) -> impl Iterator<Item = AttemptRef<'e>> + 'e {
-        let (ranges, tape) = match self.repr {
-            Repr::Ranges { line, fields } => (Some((line, fields)), None),
-            Repr::Tape(root) => (None, root.get("attempts").map(|a| a.elements())),
-        };
-        let from_ranges = ranges
-            .into_iter()
-            .flat_map(|(line, envelope): (_, &'e Fields)| {
-                let plain = envelope.plain;
-                envelope.attempts.iter().map(move |fields| {
-                    AttemptRef(AttemptRepr::Ranges {
-                        line,
-                        fields,
-                        plain,
-                    })
-                })
-            });
-        from_ranges.chain(
-            tape.into_iter()
-                .flatten()
-                .map(|a| AttemptRef(AttemptRepr::Tape(a))),
-        )
+        match self.repr {
+            Repr::Ranges { line, fields } => Attempts::Ranges {
+                line,
+                plain: fields.plain,
+                each: fields.attempts.iter(),
+            },
+            Repr::Tape(root) => Attempts::Tape(root.get("attempts").map(|a| a.elements())),
+        }
+    }
+
+    /// The last attempt that has an error, found without reading any text.
+    pub(crate) fn last_attempt_with_error(&self) -> Option<AttemptRef<'e>> {
+        match self.repr {
+            Repr::Ranges { line, fields } => {
+                let last = fields
+                    .attempts
+                    .iter()
+                    .rev()
+                    .find(|a| a.error_type.is_some())?;
+                Some(AttemptRef(AttemptRepr::Ranges {
+                    line,
+                    fields: last,
+                    plain: fields.plain,
+                }))
+            }
+            Repr::Tape(_) => self.attempts().filter(|a| a.has_error()).last(),
+        }
+    }
+
+    /// How many attempt records there are.
+    pub(crate) fn attempt_records(&self) -> usize {
+        match self.repr {
+            Repr::Ranges { fields, .. } => fields.attempts.len(),
+            Repr::Tape(root) => root.get("attempts").map_or(0, |a| a.len()),
+        }
     }
 
     /// The last attempt record, when there is one.
@@ -634,6 +648,34 @@ impl<'e> EnvelopeRef<'e> {
                 let last = root.get("attempts")?.last_element()?;
                 Some(AttemptRef(AttemptRepr::Tape(last)))
             }
+        }
+    }
+}
+
+/// The attempts of an [`EnvelopeRef`], from either representation.
+enum Attempts<'e> {
+    Ranges {
+        line: &'e [u8],
+        plain: bool,
+        each: std::slice::Iter<'e, AttemptFields>,
+    },
+    Tape(Option<crate::json::Elements<'e>>),
+}
+
+impl<'e> Iterator for Attempts<'e> {
+    type Item = AttemptRef<'e>;
+
+    fn next(&mut self) -> Option<AttemptRef<'e>> {
+        match self {
+            Attempts::Ranges { line, plain, each } => {
+                let fields = each.next()?;
+                Some(AttemptRef(AttemptRepr::Ranges {
+                    line,
+                    fields,
+                    plain: *plain,
+                }))
+            }
+            Attempts::Tape(each) => Some(AttemptRef(AttemptRepr::Tape(each.as_mut()?.next()?))),
         }
     }
 }
@@ -757,6 +799,17 @@ impl<'e> AttemptRef<'e> {
         match self.0 {
             AttemptRepr::Ranges { line, fields, .. } => fields.outcome.map(|r| range_text(line, r)),
             AttemptRepr::Tape(a) => a.get("outcome")?.as_str(),
+        }
+    }
+
+    /// Whether the attempt has an error (with a type): no text is read.
+    pub(crate) fn has_error(&self) -> bool {
+        match self.0 {
+            AttemptRepr::Ranges { fields, .. } => fields.error_type.is_some(),
+            AttemptRepr::Tape(a) => a
+                .get("error")
+                .and_then(|e| e.get("type"))
+                .is_some_and(|t| t.as_str().is_some()),
         }
     }
 

@@ -29,8 +29,6 @@ fn plain(text: EnvelopeText<'_>) -> &str {
 pub(crate) trait EnvelopeView<'a> {
     /// `created_at` in milliseconds.
     fn created_ms(&self) -> Option<i64>;
-    /// The number of attempt records.
-    fn attempt_records(&self) -> usize;
     /// Every attempt's `error.type`, in order (attempts without an error have none).
     fn error_types(&self) -> impl Iterator<Item = &'a str>;
     /// Every attempt's error, in order.
@@ -59,9 +57,6 @@ impl<'a> EnvelopeView<'a> for EnvelopeRef<'a> {
     fn created_ms(&self) -> Option<i64> {
         Some(self.created_at_ms())
     }
-    fn attempt_records(&self) -> usize {
-        self.attempts().count()
-    }
     fn error_types(&self) -> impl Iterator<Item = &'a str> {
         // The types alone: `errors` would check each message's UTF-8 too (5% of `stats`'s
         // instructions).
@@ -71,12 +66,9 @@ impl<'a> EnvelopeView<'a> for EnvelopeRef<'a> {
         self.attempts().filter_map(|a| a.error().map(attempt_error))
     }
     fn last_error(&self) -> Option<(AttemptError<'a>, i64)> {
-        let (last, error) = self
-            .attempts()
-            .filter_map(|a| Some((a, a.error()?)))
-            .last()?;
+        let last = self.last_attempt_with_error()?;
         let seen = last.finished_at_ms().unwrap_or(last.started_at_ms());
-        Some((attempt_error(error), seen))
+        Some((attempt_error(last.error()?), seen))
     }
     fn last_finished_at(&self) -> Option<i64> {
         self.last_attempt()?.finished_at_ms()
