@@ -2,6 +2,8 @@
 //! the document's node spans ([`Document::node_spans`](crate::json::Document::node_spans)):
 //! no second parse and no scan of the line.
 
+#[cfg(feature = "filter")]
+use crate::json::Document;
 use crate::json::Value;
 
 /// One member of an object: `"key"` spans `key_start..key_end` (quotes included), its value
@@ -45,6 +47,22 @@ pub fn texts<'l>(
         // The single pass checked the line is UTF-8.
         let key = std::str::from_utf8(key).unwrap_or_default();
         (key, &line[m.value_start..m.value_end])
+    })
+}
+
+/// Each top-level member of `doc` (parsed from `line`) with its value's text in `line`, from
+/// the document's node spans (filled into `nodes`). For `--where`.
+#[cfg(feature = "filter")]
+pub fn member_texts<'a>(
+    doc: &'a Document<'_>,
+    line: &'a [u8],
+    nodes: &'a mut Vec<(usize, usize)>,
+) -> impl Iterator<Item = (&'a str, &'a [u8])> + 'a {
+    doc.node_spans(line, nodes);
+    let nodes: &'a [(usize, usize)] = nodes;
+    doc.root().members().map(move |(key, value)| {
+        let (start, end) = of(value, nodes);
+        (key, &line[start..end])
     })
 }
 

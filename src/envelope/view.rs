@@ -450,14 +450,12 @@ impl<'e> EnvelopeRef<'e> {
     /// ```
     pub fn header(&self, key: &str) -> Option<Text<'e>> {
         self.headers()
-            .find(|(k, _)| match k {
-                Text::Plain(k) => *k == key,
-                Text::Escaped(raw) => Text::Escaped(raw).decode(&mut String::new()) == key,
-            })
+            .find(|(k, _)| *k == key)
             .map(|(_, value)| value)
     }
 
-    /// Every header, as `(key, value)`, in the line's order.
+    /// Every header, as `(key, value)`, in the line's order. A key holds no escape: the single
+    /// pass sends a line with an escaped key to the tape, which decodes it.
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
@@ -465,11 +463,11 @@ impl<'e> EnvelopeRef<'e> {
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
-    /// let keys: Vec<_> = envelope.headers().filter_map(|(key, _)| key.as_plain()).collect();
+    /// let keys: Vec<_> = envelope.headers().map(|(key, _)| key).collect();
     /// assert_eq!(keys, ["traceparent"]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn headers(&self) -> impl Iterator<Item = (Text<'e>, Text<'e>)> + 'e {
+    pub fn headers(&self) -> impl Iterator<Item = (&'e str, Text<'e>)> + 'e {
         let (ranges, members) = match self.repr {
             Repr::Ranges { line, fields } => (Some((line, fields)), None),
             Repr::Tape(root) => (None, root.get("headers").map(|h| h.members())),
@@ -478,14 +476,15 @@ impl<'e> EnvelopeRef<'e> {
             .into_iter()
             .flat_map(|(line, fields): (_, &'e Fields)| {
                 let plain = fields.plain;
-                fields.headers.iter().map(move |&(k, v)| {
-                    (range_string(line, k, plain), range_string(line, v, plain))
-                })
+                fields
+                    .headers
+                    .iter()
+                    .map(move |&(k, v)| (range_text(line, k), range_string(line, v, plain)))
             });
         let from_tape = members
             .into_iter()
             .flatten()
-            .map(|(k, v)| (Text::Plain(k), Text::Plain(v.as_str().unwrap_or_default())));
+            .map(|(k, v)| (k, Text::Plain(v.as_str().unwrap_or_default())));
         from_ranges.chain(from_tape)
     }
 
@@ -930,7 +929,7 @@ mod tests {
             format!("{:?}", text(envelope.header("rdq.source"))),
         ];
         for (key, value) in envelope.headers() {
-            all.push(format!("{:?}={:?}", text(Some(key)), text(Some(value))));
+            all.push(format!("{key:?}={:?}", text(Some(value))));
         }
         let mut payload = Vec::new();
         all.push(format!(

@@ -574,20 +574,20 @@ impl LineOperation for FilterOp {
         let version = envelope.version();
         let matches = self.predicates.matches(&envelope, version, &mut w.scratch);
         let nodes = &mut w.nodes;
-        let eval = |expr: &Where| match (checked.single_pass(), checked.document()) {
-            (Some((_, single)), _) if single.shape().is_some() => {
-                let members = single.shape().map_or(&[][..], |shape| &shape.top[..]);
-                expr.eval_members(line.content, spans::texts(line.content, members))
+        // The members the expression reads, from where the single pass or the parser found
+        // them (an expression that reads the whole envelope parses the line itself).
+        let eval = |expr: &Where| {
+            let shape = checked.single_pass().and_then(|(_, single)| single.shape());
+            match (shape, checked.document()) {
+                _ if expr.members_read().is_none() => expr.eval(line.content),
+                (Some(shape), _) => {
+                    expr.eval_members(line.content, spans::texts(line.content, &shape.top))
+                }
+                (None, Some(doc)) => {
+                    expr.eval_members(line.content, spans::member_texts(doc, line.content, nodes))
+                }
+                (None, None) => expr.eval(line.content),
             }
-            (_, Some(doc)) => {
-                doc.node_spans(line.content, nodes);
-                let found = doc.root().members().map(|(key, value)| {
-                    let (start, end) = spans::of(value, nodes);
-                    (key, &line.content[start..end])
-                });
-                expr.eval_members(line.content, found)
-            }
-            _ => expr.eval(line.content),
         };
         self.keep(matches, (source, &line), w.slot.as_deref(), out, eval)
     }

@@ -207,12 +207,7 @@ impl Where {
             return self.eval_whole(json);
         };
         let mut nodes = Vec::new();
-        doc.node_spans(json, &mut nodes);
-        let found = doc.root().members().map(|(key, value)| {
-            let (start, end) = spans::of(value, &nodes);
-            (key, &json[start..end])
-        });
-        self.eval_members(json, found)
+        self.eval_members(json, spans::member_texts(&doc, json, &mut nodes))
     }
 
     /// [`Where::eval`] on a valid envelope whose top-level members the caller has found
@@ -647,11 +642,7 @@ mod tests {
         let mut parser = JsonParser::new();
         let doc = parser.parse(line, &mut Vec::new()).unwrap();
         let mut nodes = Vec::new();
-        doc.node_spans(line, &mut nodes);
-        let found = doc.root().members().map(|(key, value)| {
-            let (start, end) = spans::of(value, &nodes);
-            (key, &line[start..end])
-        });
+        let found = spans::member_texts(&doc, line, &mut nodes);
         let partial = members::partial(&names, found).unwrap();
         let whole = jaq_json::read::parse_single(line).unwrap();
         for key in ["quota", "n", "s"] {
