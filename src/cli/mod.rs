@@ -191,14 +191,13 @@ pub fn say(message: std::fmt::Arguments<'_>) -> std::io::Result<()> {
 /// Refuses an output file (given with `flag`; standard output without one) that is the file
 /// standard error is open on: its rename would take the messages' file away (`gen -o f 2>f`).
 pub fn check_against_stderr(flag: &str, output: Option<&std::path::Path>) -> anyhow::Result<()> {
-    use rdq_envelope::io::{check_aliases, Named, Stream};
+    use rdq_envelope::io::{Named, Stream};
     let primary = match output {
         Some(path) => Named::path(flag, path, true),
         None => Named::new("the primary output", Stream::Stdout),
     };
     let messages = Named::new("the run's messages", Stream::Stderr);
-    check_aliases(&[], &[primary, messages])?;
-    Ok(())
+    run::check_streams(&[], &[primary, messages])
 }
 
 /// Runs the command line and maps the outcome to the exit status.

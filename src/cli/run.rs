@@ -235,7 +235,15 @@ pub fn check_usage(
             .map(|(f, p)| Named::path(f, p, true)),
     );
     outputs.push(Named::new("the run's messages", Stream::Stderr));
-    check_aliases(&input_streams(&input.files), &outputs)?;
+    check_streams(&input_streams(&input.files), &outputs)
+}
+
+/// The checks of a run's streams before any is opened: no output is an input or another
+/// output, every URL is well formed and no output an `http(s)://` one, and every `s3://` input
+/// is there to read.
+pub fn check_streams(inputs: &[Named], outputs: &[Named]) -> anyhow::Result<()> {
+    check_aliases(inputs, outputs)?;
+    rdq_envelope::io::check_urls(inputs, outputs)?;
     Ok(())
 }
 

@@ -6,7 +6,7 @@ use anyhow::bail;
 use clap::Args;
 
 use rdq_envelope::envelope::formats::ulid_time_ms;
-use rdq_envelope::io::{check_aliases, Named, OutputCompression, OutputFile, Stream};
+use rdq_envelope::io::{Named, OutputCompression, OutputFile, Stream};
 use rdq_envelope::ops::{ShowOp, ShowPayload};
 use rdq_envelope::pipeline::{self, Outputs, PipelineOptions};
 use rdq_envelope::EnvelopeRules;
@@ -81,7 +81,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
         Named::new("the envelope", Stream::Stdout),
         Named::new("the run's messages", Stream::Stderr),
     ];
-    check_aliases(&run::input_streams(&args.input.files), &stdout_named)?;
+    run::check_streams(&run::input_streams(&args.input.files), &stdout_named)?;
     // A terminal would act on the control characters of a payload (or an envelope): they are
     // made visible there, and pass as they are into a pipe or a file.
     let op = ShowOp::new(EnvelopeRules::new(options)?, args.id, args.all, payload)

@@ -40,6 +40,7 @@ pub fn install() {
                 }
                 // Held until the process ends: no output is renamed into place after this.
                 let _held = rdq_envelope::io::remove_live_temporary_files();
+                rdq_envelope::io::abort_live_uploads();
                 std::process::exit(128 + origin.signal);
             }
         });

@@ -113,6 +113,9 @@ enum Identity {
     Inode(u64, u64),
     /// A file not there yet: its folder and name.
     New(u64, u64, std::ffi::OsString),
+    /// An object in S3: `bucket/key`, as the URL names it (keys are compared byte for byte,
+    /// as S3 compares them; bucket names are lower case).
+    Object(String),
 }
 
 /// Checks that no output is an input and no two outputs are one file (standard error
@@ -161,6 +164,15 @@ pub fn check_aliases(inputs: &[Named], outputs: &[Named]) -> Result<(), AliasErr
 
 fn identity(named: &Named) -> Option<Identity> {
     let meta = match &named.stream {
+        Stream::Path(path) if super::is_url(path) => {
+            return match super::location::parse(path) {
+                Ok(Some(super::Url::S3 { bucket, key })) => {
+                    Some(Identity::Object(format!("{bucket}/{key}")))
+                }
+                // An http(s) input is never an output; a malformed URL is refused elsewhere.
+                _ => None,
+            };
+        }
         Stream::Path(path) => match fs::metadata(path) {
             Ok(meta) => meta,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return new_file(path),

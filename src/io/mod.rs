@@ -19,12 +19,17 @@ mod encoders;
 #[cfg(not(feature = "compression"))]
 #[path = "no_encoders.rs"]
 mod encoders;
+mod location;
 mod output;
+/// Object storage (feature `s3`): `s3://` inputs and outputs, `http(s)://` inputs.
+#[cfg(feature = "s3")]
+pub mod remote;
 mod reread;
 mod source;
 mod temp;
 
 pub use decompress::{decompressed, sniff, Compression};
+pub use location::{is_url, parse as parse_url, parse_object as parse_object_url, Url};
 pub use output::{commit_all, commit_all_then, OutputCompression, OutputFile};
 pub use source::Source;
 #[cfg(feature = "batch")]
@@ -39,6 +44,74 @@ pub use alias::{check_aliases, AliasError, Named, Stream};
 pub use reread::{between_reads, Rereadable};
 #[doc(hidden)]
 pub use temp::remove_live_temporary_files;
+
+/// Aborts every `s3://` output's upload still open, for a signal handler (after
+/// [`remove_live_temporary_files`], whose lock it relies on): the objects stay as they were.
+#[doc(hidden)]
+pub fn abort_live_uploads() {
+    #[cfg(feature = "s3")]
+    remote::abort_live_uploads();
+}
+
+/// Checks every URL among a run's streams before anything is read or created: each is well
+/// formed, no output is an `http(s)://` URL (those are read-only), and each `s3://` input
+/// exists and may be read (a HEAD request). The error names the URL and says why.
+pub fn check_urls(inputs: &[Named], outputs: &[Named]) -> std::io::Result<()> {
+    for (named, output) in inputs
+        .iter()
+        .map(|n| (n, false))
+        .chain(outputs.iter().map(|n| (n, true)))
+    {
+        let Stream::Path(path) = &named.stream else {
+            continue;
+        };
+        match (location::parse_object(path)?, output) {
+            (None, _) => {}
+            (Some(Url::Http(url)), true) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("{url} ({}): http(s) URLs are read-only inputs; write to s3://BUCKET/KEY or a file", named.role),
+                ))
+            }
+            #[cfg(feature = "s3")]
+            (Some(Url::S3 { bucket, key }), false) => {
+                remote::stat_s3(bucket, key)?;
+            }
+            #[cfg(feature = "s3")]
+            (Some(Url::S3 { .. } | Url::Http(_)), _) => {}
+            #[cfg(not(feature = "s3"))]
+            (Some(url), _) => return Err(without_object_storage(&url.to_string())),
+        }
+    }
+    Ok(())
+}
+
+/// A URL in a library built without the `s3` feature.
+#[cfg(not(feature = "s3"))]
+fn without_object_storage(url: &str) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        format!("{url}: URLs need rdq-envelope's `s3` feature"),
+    )
+}
+
+/// Opens a URL written as a path for reading: `None` when `path` is not a URL.
+pub(crate) fn open_url(
+    path: &std::path::Path,
+) -> std::io::Result<Option<Box<dyn std::io::Read + Send>>> {
+    let Some(url) = location::parse_object(path)? else {
+        return Ok(None);
+    };
+    #[cfg(feature = "s3")]
+    {
+        Ok(Some(match url {
+            Url::S3 { bucket, key } => Box::new(remote::open_s3(bucket, key, None)?),
+            Url::Http(url) => Box::new(remote::open_http(url)?),
+        }))
+    }
+    #[cfg(not(feature = "s3"))]
+    Err(without_object_storage(&url.to_string()))
+}
 
 /// A compressed input or output in a library built without the `compression` feature.
 #[cfg(not(feature = "compression"))]

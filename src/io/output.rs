@@ -31,6 +31,9 @@ enum Target {
         dest: PathBuf,
         committed: bool,
     },
+    /// An `s3://` object: a multipart upload, completed where a file would be renamed.
+    #[cfg(feature = "s3")]
+    Object(super::remote::ObjectUpload),
 }
 
 /// How an output is compressed (docs/cli.md#outputs: by the name's `.zst`/`.gz` ending, or
@@ -150,6 +153,13 @@ impl OutputFile {
             return Self::stdout_compressed(compression);
         }
         let name = path.display().to_string();
+        if let Some(url) = super::location::parse_object(path)? {
+            return Ok(OutputFile {
+                out: layer(object_target(url)?, compression)?,
+                is_stdout: false,
+                name,
+            });
+        }
         // Standard output or error by a name (`/dev/stdout`, `/proc/self/fd/2`): written through
         // the stream itself, at its position, so that what else goes there (the primary output,
         // the closing line) and this output follow each other instead of overwriting each
@@ -251,6 +261,8 @@ impl OutputFile {
             Target::Stderr(s) => s.flush(),
             Target::Direct(f) => f.flush(),
             Target::Atomic { file, .. } => file.sync_all(),
+            #[cfg(feature = "s3")]
+            Target::Object(upload) => upload.finish(),
         };
         done.map_err(|e| self.named(e))
     }
@@ -260,18 +272,38 @@ impl OutputFile {
         let Layer::Plain(buffered) = &mut self.out else {
             unreachable!("finished before renamed")
         };
-        if let Target::Atomic {
-            temp,
-            dest,
-            committed,
-            ..
-        } = buffered.get_mut()
-        {
-            fs::rename(&*temp, &*dest)?;
-            *committed = true;
-            temp::forget(live, temp);
+        match buffered.get_mut() {
+            Target::Atomic {
+                temp,
+                dest,
+                committed,
+                ..
+            } => {
+                fs::rename(&*temp, &*dest)?;
+                *committed = true;
+                temp::forget(live, temp);
+            }
+            #[cfg(feature = "s3")]
+            Target::Object(upload) => upload.complete()?,
+            _ => {}
         }
         Ok(())
+    }
+}
+
+/// The target of an output URL: an upload for `s3://`; an `http(s)://` URL is read-only.
+fn object_target(url: super::Url<'_>) -> io::Result<Target> {
+    match url {
+        super::Url::Http(url) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{url}: http(s) URLs are read-only inputs; write to s3://BUCKET/KEY or a file"),
+        )),
+        #[cfg(feature = "s3")]
+        super::Url::S3 { bucket, key } => Ok(Target::Object(super::remote::ObjectUpload::create(
+            bucket, key,
+        )?)),
+        #[cfg(not(feature = "s3"))]
+        url => Err(super::without_object_storage(&url.to_string())),
     }
 }
 
@@ -388,6 +420,8 @@ impl Write for Target {
             Target::Stdout(s) => s.write(buf),
             Target::Stderr(s) => s.write(buf),
             Target::Direct(f) | Target::Atomic { file: f, .. } => f.write(buf),
+            #[cfg(feature = "s3")]
+            Target::Object(upload) => upload.write(buf),
         }
     }
 
@@ -396,6 +430,8 @@ impl Write for Target {
             Target::Stdout(s) => s.flush(),
             Target::Stderr(s) => s.flush(),
             Target::Direct(f) | Target::Atomic { file: f, .. } => f.flush(),
+            #[cfg(feature = "s3")]
+            Target::Object(upload) => upload.flush(),
         }
     }
 }

@@ -50,6 +50,22 @@ enum Input {
     Spilled { name: String, spill: Arc<SpillFile> },
     /// A path that cannot be examined or is a folder: left for the reader to refuse, naming it.
     Other(PathBuf),
+    /// An `s3://` object, read where it is: each read asks for the ETag the first one saw.
+    #[cfg(feature = "s3")]
+    Object {
+        path: PathBuf,
+        stamp: super::remote::Stamp,
+    },
+}
+
+/// An `s3://` object as it is now: `None` for anything else (an `http(s)://` URL is spilled,
+/// since a server need not answer the same twice).
+#[cfg(feature = "s3")]
+fn object_stamp(path: &Path) -> io::Result<Option<super::remote::Stamp>> {
+    match super::location::parse_object(path)? {
+        Some(super::Url::S3 { bucket, key }) => Ok(Some(super::remote::stat_s3(bucket, key)?)),
+        _ => Ok(None),
+    }
 }
 
 /// Inputs that can be read as many times as a run needs: see the module's documentation.
@@ -71,6 +87,17 @@ impl Rereadable {
             let (key, reader): (_, Box<dyn io::Read>) = match source {
                 Source::Stdin => (stream_key(None), Box::new(io::stdin().lock())),
                 Source::Reader { reader, .. } => (None, reader),
+                #[cfg(feature = "s3")]
+                Source::Path(path) if super::is_url(&path) => match object_stamp(&path)? {
+                    Some(stamp) => {
+                        inputs.push(Input::Object { path, stamp });
+                        continue;
+                    }
+                    None => {
+                        let reader = super::open_url(&path)?.expect("a URL");
+                        (None, reader as Box<dyn io::Read>)
+                    }
+                },
                 Source::Path(path) => match fs::metadata(&path) {
                     Ok(meta) if meta.is_file() => {
                         let stamp = Stamp::of(&meta);
@@ -116,15 +143,29 @@ impl Rereadable {
                         name: name.clone(),
                         reader: Box::new(fs::File::open(spill.path())?),
                     },
+                    #[cfg(feature = "s3")]
+                    Input::Object { path, stamp } => {
+                        let Some(super::Url::S3 { bucket, key }) =
+                            super::location::parse_object(path)?
+                        else {
+                            unreachable!("an object's URL was parsed when it was first read")
+                        };
+                        Source::Reader {
+                            name: path.display().to_string(),
+                            reader: Box::new(super::remote::open_s3(bucket, key, Some(stamp))?),
+                        }
+                    }
                 })
             })
             .collect()
     }
 
-    /// The regular files read where they are.
+    /// The regular files (and `s3://` objects) read where they are.
     pub fn regular_files(&self) -> impl Iterator<Item = &Path> {
         self.inputs.iter().filter_map(|input| match input {
             Input::Regular { path, .. } => Some(path.as_path()),
+            #[cfg(feature = "s3")]
+            Input::Object { path, .. } => Some(path.as_path()),
             _ => None,
         })
     }
@@ -134,6 +175,17 @@ impl Rereadable {
     /// together would be wrong. The error names the file.
     pub fn check_unchanged(&self) -> io::Result<()> {
         for input in &self.inputs {
+            #[cfg(feature = "s3")]
+            if let Input::Object { path, stamp } = input {
+                if object_stamp(path)?.as_ref() != Some(stamp) {
+                    return Err(io::Error::other(format!(
+                        "{}: changed while it was read twice (another size or ETag): nothing \
+                         written; read a copy that does not change",
+                        path.display()
+                    )));
+                }
+                continue;
+            }
             let Input::Regular { path, stamp } = input else {
                 continue;
             };

@@ -621,6 +621,9 @@ fn open(source: Source, progress: Option<Arc<Progress>>) -> io::Result<Box<dyn R
     let raw: Box<dyn Read> = match source {
         Source::Stdin => Box::new(io::stdin()),
         Source::Path(path) => {
+            if let Some(object) = crate::io::open_url(&path)? {
+                return finish_open(object, progress);
+            }
             if path.is_dir() {
                 return Err(io::Error::other("is a directory, not an input file"));
             }
@@ -628,6 +631,11 @@ fn open(source: Source, progress: Option<Arc<Progress>>) -> io::Result<Box<dyn R
         }
         Source::Reader { reader, .. } => reader,
     };
+    finish_open(raw, progress)
+}
+
+/// The progress count, then decompression, over an opened stream.
+fn finish_open(raw: Box<dyn Read>, progress: Option<Arc<Progress>>) -> io::Result<Box<dyn Read>> {
     let raw: Box<dyn Read> = match progress {
         Some(progress) => Box::new(progress::Counted {
             inner: raw,

@@ -25,6 +25,14 @@ fn release() -> Command {
         let target = root.join("target").join("release-for-tests");
         let status = Command::new(env!("CARGO"))
             .args(["build", "--release", "--quiet", "--bin", "rdq-envelope"])
+            // The features of this test build, so that the wheel CI packages from this folder
+            // (pyproject.toml: `s3`) finds the binary fresh.
+            .args(
+                cfg!(feature = "s3")
+                    .then_some(["--features", "s3"])
+                    .into_iter()
+                    .flatten(),
+            )
             .arg("--target-dir")
             .arg(&target)
             .current_dir(root)

@@ -14,6 +14,8 @@ mod cli_manual;
 mod cli_migrate;
 mod cli_pipeline;
 mod cli_redrive;
+#[cfg(feature = "s3")]
+mod cli_s3;
 mod cli_sample;
 mod cli_show;
 mod cli_stats;

@@ -3,6 +3,9 @@
 #![allow(dead_code)]
 
 use std::io::Write;
+
+#[cfg(feature = "s3")]
+pub mod s3;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};

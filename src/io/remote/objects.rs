@@ -1,0 +1,103 @@
+//! Small objects and listings, for `batch` over a prefix: shards listed from a prefix, and the
+//! manifest and the lock read whole and written with conditions (`If-None-Match: *` to create,
+//! `If-Match: ETAG` to replace), so that two runs can never both write one prefix.
+
+use std::io;
+
+use futures_util::TryStreamExt;
+use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
+
+use super::error::named;
+use super::read::object_path;
+use super::store;
+use super::Url;
+
+/// An object under a prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// Its key, whole.
+    pub key: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+/// Every object under `prefix` (a key ending in `/`, or empty for the whole bucket), at any
+/// depth, sorted by key.
+pub fn list(bucket: &str, prefix: &str) -> io::Result<Vec<Listed>> {
+    let url = Url::s3_join(bucket, prefix);
+    let store = store::s3(bucket)?;
+    let base = prefix.strip_suffix('/').unwrap_or(prefix);
+    let at = (!base.is_empty()).then(|| object_path(base));
+    let metas: Vec<_> =
+        store::block_on(store.list(at.as_ref()).try_collect()).map_err(|e| named(&url, &e))?;
+    let mut listed: Vec<Listed> = metas
+        .into_iter()
+        .map(|meta| Listed {
+            key: meta.location.to_string(),
+            size: meta.size,
+        })
+        .collect();
+    listed.sort_by(|a, b| a.key.cmp(&b.key));
+    Ok(listed)
+}
+
+/// What a conditional write found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// Written; the object's new ETag.
+    Done(Option<String>),
+    /// The condition failed: another writer created or replaced the object first.
+    Lost,
+}
+
+/// An object read whole, with its ETag, or `None` when there is none.
+pub fn get(bucket: &str, key: &str) -> io::Result<Option<(Vec<u8>, Option<String>)>> {
+    let url = Url::s3_join(bucket, key);
+    let store = store::s3(bucket)?;
+    let path = object_path(key);
+    let got = store::block_on(async {
+        let got = store.get(&path).await?;
+        let e_tag = got.meta.e_tag.clone();
+        Ok::<_, object_store::Error>((got.bytes().await?.to_vec(), e_tag))
+    });
+    match got {
+        Ok(got) => Ok(Some(got)),
+        Err(object_store::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(named(&url, &e)),
+    }
+}
+
+/// Writes `bytes` at `key` if it is not there (`e_tag` `None`) or still has `e_tag`.
+pub fn put_if(bucket: &str, key: &str, bytes: Vec<u8>, e_tag: Option<&str>) -> io::Result<Written> {
+    let url = Url::s3_join(bucket, key);
+    let store = store::s3(bucket)?;
+    let path = object_path(key);
+    let mode = match e_tag {
+        None => PutMode::Create,
+        Some(e_tag) => PutMode::Update(UpdateVersion {
+            e_tag: Some(e_tag.to_owned()),
+            version: None,
+        }),
+    };
+    let options = PutOptions {
+        mode,
+        ..Default::default()
+    };
+    match store::block_on(store.put_opts(&path, PutPayload::from(bytes), options)) {
+        Ok(done) => Ok(Written::Done(done.e_tag)),
+        Err(
+            object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. },
+        ) => Ok(Written::Lost),
+        Err(e) => Err(named(&url, &e)),
+    }
+}
+
+/// Removes an object (no error if it is gone already).
+pub fn delete(bucket: &str, key: &str) -> io::Result<()> {
+    let url = Url::s3_join(bucket, key);
+    let store = store::s3(bucket)?;
+    match store::block_on(store.delete(&object_path(key))) {
+        Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+        Err(e) => Err(named(&url, &e)),
+    }
+}

@@ -1,0 +1,232 @@
+//! Writing an object atomically: a multipart upload, visible only when it is completed in the
+//! commit's second phase, aborted otherwise (docs/cli.md#object-storage).
+//!
+//! The upload is created when the output is opened (so a missing bucket or a denied write is
+//! an error before anything is read), parts of [`PART`] bytes are uploaded while the run goes
+//! on, at most [`IN_FLIGHT`] at once, and the last part is uploaded in the commit's first
+//! phase. A run that fails, or a signal, aborts every upload not yet completed
+//! ([`abort_live_uploads`]): the object that was there stays as it was. SIGKILL leaves an
+//! incomplete upload, invisible but stored, until a bucket lifecycle rule removes it.
+
+use std::collections::VecDeque;
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use object_store::aws::AmazonS3;
+use object_store::multipart::{MultipartStore, PartId};
+use object_store::path::Path as ObjectPath;
+use object_store::{MultipartId, PutPayload};
+
+use super::error::named;
+use super::store;
+
+/// One part: 8 MiB (S3 wants 5 MiB or more for every part but the last; equal parts suit R2).
+/// With S3's 10,000 parts, an output object can hold 78 GiB.
+const PART: usize = 8 << 20;
+/// Parts uploading at once: the memory an output holds is at most `(IN_FLIGHT + 1) × PART`.
+const IN_FLIGHT: usize = 3;
+/// S3's most parts in one upload.
+const MAX_PARTS: usize = 10_000;
+/// How long an abort may take before the run ends anyway (the lifecycle rule cleans up).
+const ABORT_WAIT: Duration = Duration::from_secs(10);
+
+/// An upload that a signal must abort: the store, the key, the upload's ID.
+struct Live {
+    token: u64,
+    store: Arc<AmazonS3>,
+    path: ObjectPath,
+    id: MultipartId,
+}
+
+static LIVE: Mutex<Vec<Live>> = Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<Live>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Aborts every multipart upload this process has open, waiting at most 10 s in all. For a
+/// signal handler, just before the process ends, after it holds the lock of the commit (see
+/// [`crate::io::remove_live_temporary_files`]): no upload is completed after this.
+pub fn abort_live_uploads() {
+    let uploads: Vec<Live> = live().drain(..).collect();
+    if uploads.is_empty() {
+        return;
+    }
+    let aborts = uploads.into_iter().map(|up| async move {
+        let _ = up.store.abort_multipart(&up.path, &up.id).await;
+    });
+    store::block_on(async {
+        let _ = tokio::time::timeout(ABORT_WAIT, futures_util::future::join_all(aborts)).await;
+    });
+}
+
+/// An object being written: see the module's documentation.
+pub struct ObjectUpload {
+    url: String,
+    store: Arc<AmazonS3>,
+    path: ObjectPath,
+    id: MultipartId,
+    token: u64,
+    buffer: Vec<u8>,
+    parts: Vec<PartId>,
+    uploading: VecDeque<tokio::task::JoinHandle<object_store::Result<PartId>>>,
+    next_part: usize,
+    completed: bool,
+}
+
+impl std::fmt::Debug for ObjectUpload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ObjectUpload({})", self.url)
+    }
+}
+
+impl ObjectUpload {
+    /// Starts the upload of `s3://bucket/key`.
+    pub fn create(bucket: &str, key: &str) -> io::Result<ObjectUpload> {
+        static TOKENS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let url = super::Url::s3_join(bucket, key);
+        let store = store::s3(bucket)?;
+        let path = super::read::object_path(key);
+        let id = store::block_on(store.create_multipart(&path)).map_err(|e| named(&url, &e))?;
+        let token = TOKENS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        live().push(Live {
+            token,
+            store: Arc::clone(&store),
+            path: path.clone(),
+            id: id.clone(),
+        });
+        Ok(ObjectUpload {
+            url,
+            store,
+            path,
+            id,
+            token,
+            buffer: Vec::with_capacity(PART),
+            parts: Vec::new(),
+            uploading: VecDeque::new(),
+            next_part: 0,
+            completed: false,
+        })
+    }
+
+    /// The URL, for messages.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Hands the buffered bytes to the runtime as the next part.
+    fn send_part(&mut self) -> io::Result<()> {
+        if self.next_part == MAX_PARTS {
+            return Err(io::Error::other(format!(
+                "{}: over {MAX_PARTS} parts of {} MiB: the object would be larger than S3 \
+                 takes in one upload",
+                self.url,
+                PART >> 20
+            )));
+        }
+        while self.uploading.len() >= IN_FLIGHT {
+            self.wait_oldest()?;
+        }
+        let data = PutPayload::from(std::mem::replace(
+            &mut self.buffer,
+            Vec::with_capacity(PART),
+        ));
+        let (store, path, id, index) = (
+            Arc::clone(&self.store),
+            self.path.clone(),
+            self.id.clone(),
+            self.next_part,
+        );
+        self.uploading.push_back(store::spawn(async move {
+            store.put_part(&path, &id, index, data).await
+        }));
+        self.next_part += 1;
+        Ok(())
+    }
+
+    fn wait_oldest(&mut self) -> io::Result<()> {
+        let Some(handle) = self.uploading.pop_front() else {
+            return Ok(());
+        };
+        match store::block_on(handle) {
+            Ok(Ok(part)) => {
+                self.parts.push(part);
+                Ok(())
+            }
+            Ok(Err(e)) => Err(named(&self.url, &e)),
+            Err(e) => Err(io::Error::other(format!(
+                "{}: upload failed: {e}",
+                self.url
+            ))),
+        }
+    }
+
+    /// The commit's first phase: the last part uploaded and every part acknowledged. The
+    /// object is not visible yet.
+    pub fn finish(&mut self) -> io::Result<()> {
+        // The last part may be short, or empty when the object is (one empty part is an
+        // empty object).
+        if !self.buffer.is_empty() || self.next_part == 0 {
+            self.send_part()?;
+        }
+        while !self.uploading.is_empty() {
+            self.wait_oldest()?;
+        }
+        Ok(())
+    }
+
+    /// The commit's second phase: the upload completed, and the object visible at its key.
+    pub fn complete(&mut self) -> io::Result<()> {
+        let parts = std::mem::take(&mut self.parts);
+        store::block_on(self.store.complete_multipart(&self.path, &self.id, parts))
+            .map_err(|e| named(&self.url, &e))?;
+        self.completed = true;
+        let token = self.token;
+        live().retain(|up| up.token != token);
+        Ok(())
+    }
+}
+
+impl Write for ObjectUpload {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let room = PART - self.buffer.len();
+        let n = buf.len().min(room);
+        self.buffer.extend_from_slice(&buf[..n]);
+        if self.buffer.len() == PART {
+            self.send_part()?;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        // Parts go out when full; a flush cannot make a short part (only the last may be).
+        Ok(())
+    }
+}
+
+impl Drop for ObjectUpload {
+    fn drop(&mut self) {
+        if self.completed {
+            return;
+        }
+        // The run did not complete: the parts go, and the object stays as it was.
+        for handle in self.uploading.drain(..) {
+            handle.abort();
+        }
+        let token = self.token;
+        let owned = {
+            let mut live = live();
+            let before = live.len();
+            live.retain(|up| up.token != token);
+            before != live.len()
+        };
+        // A signal handler that got here first has aborted it already.
+        if owned {
+            let (store, path, id) = (&self.store, &self.path, &self.id);
+            store::block_on(async {
+                let _ = tokio::time::timeout(ABORT_WAIT, store.abort_multipart(path, id)).await;
+            });
+        }
+    }
+}

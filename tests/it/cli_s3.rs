@@ -1,0 +1,635 @@
+//! Object storage at the command line (docs/cli.md#object-storage), against a real
+//! S3-compatible server on 127.0.0.1 (moto's server mode, `common::s3`): every command that
+//! writes writes the same bytes to `s3://` as to files; a failed run, a missing input and a
+//! signal each leave the previous object; errors name the URL and the cause.
+
+use std::fs;
+use std::io::Write;
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::s3::{server, S3};
+use crate::common::{gen_lines, scratch, stderr, without_seconds};
+
+/// Runs the configured binary with `args` (standard input empty).
+fn run(s3: &S3, args: &[&str]) -> Output {
+    s3.bin()
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs")
+}
+
+fn zstd(bytes: &[u8]) -> Vec<u8> {
+    zstd::stream::encode_all(bytes, 3).unwrap()
+}
+
+/// Each command that writes, with `{in}` for its input and `{out}/NAME` for its outputs.
+const WRITERS: &[&[&str]] = &[
+    &[
+        "validate",
+        "{in}",
+        "-o",
+        "{out}/report.txt",
+        "--rejects",
+        "{out}/rejects.jsonl",
+        "--valid-out",
+        "{out}/valid.jsonl.zst",
+        "--summary",
+        "{out}/summary.json",
+    ],
+    &[
+        "migrate",
+        "--to",
+        "2",
+        "{in}",
+        "-o",
+        "{out}/v2.jsonl.gz",
+        "--rejects",
+        "{out}/rejects.jsonl",
+        "--warnings-out",
+        "{out}/warnings.jsonl",
+    ],
+    &[
+        "filter",
+        "--status",
+        "DEAD",
+        "{in}",
+        "-o",
+        "{out}/dead.jsonl",
+        "--summary",
+        "{out}/s.json",
+    ],
+    &["export", "{in}", "-o", "{out}/tasks.csv"],
+    &["export", "{in}", "-o", "{out}/tasks.parquet"],
+    &[
+        "stats",
+        "--format",
+        "json",
+        "{in}",
+        "-o",
+        "{out}/stats.json",
+    ],
+    &[
+        "stats",
+        "--format",
+        "html",
+        "{in}",
+        "-o",
+        "{out}/stats.html",
+    ],
+    &[
+        "dedupe",
+        "{in}",
+        "{in}",
+        "-o",
+        "{out}/kept.jsonl",
+        "--dropped",
+        "{out}/dropped.jsonl",
+    ],
+    &[
+        "dedupe",
+        "--keep",
+        "newest",
+        "{in}",
+        "{in}",
+        "-o",
+        "{out}/newest.jsonl",
+    ],
+    &[
+        "sample",
+        "20",
+        "--seed",
+        "7",
+        "{in}",
+        "-o",
+        "{out}/sample.jsonl",
+    ],
+    &[
+        "redrive",
+        "--at",
+        "2030-01-01T00:00:00.000Z",
+        "{in}",
+        "-o",
+        "{out}/redrive.jsonl",
+    ],
+    &[
+        "gen",
+        "--count",
+        "50",
+        "--seed",
+        "3",
+        "-o",
+        "{out}/gen.jsonl.zst",
+    ],
+];
+
+fn outputs_of(args: &[&str]) -> Vec<String> {
+    args.iter()
+        .filter_map(|a| a.strip_prefix("{out}/"))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn fill(args: &[&str], input: &str, out: &str) -> Vec<String> {
+    args.iter()
+        .map(|a| a.replace("{in}", input).replace("{out}", out))
+        .collect()
+}
+
+/// An output's bytes as they compare across the two runs: the input's name (in diagnostics
+/// and reject records) as the local run gives it.
+fn comparable(name: &str, bytes: &[u8], remote_in: &str, local_in: &str) -> Vec<u8> {
+    let text = String::from_utf8_lossy(bytes);
+    let bytes = if text.contains(remote_in) {
+        text.replace(remote_in, local_in).into_bytes()
+    } else {
+        bytes.to_vec()
+    };
+    let bytes = &bytes[..];
+    match name {
+        // Wall-clock time, and the report's "made at" line.
+        "summary.json" | "s.json" => without_seconds(bytes).into_bytes(),
+        "stats.html" => String::from_utf8_lossy(bytes)
+            .lines()
+            .filter(|l| !l.contains("generated") && !l.contains("seconds"))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .into_bytes(),
+        _ => bytes.to_vec(),
+    }
+}
+
+#[test]
+fn every_command_that_writes_writes_the_same_bytes_to_s3_as_to_files() {
+    let Some(s3) = server() else { return };
+    let bucket = s3.bucket("same-bytes");
+    let dir = scratch("s3-same-bytes");
+    let lines = gen_lines(400, 11, Some(1), 0.1);
+    // Compressed, under a name that does not say so: read by its magic bytes, as files are.
+    let input = zstd(&lines);
+    fs::write(dir.join("in.data"), &input).unwrap();
+    s3.put(&bucket, "in/export.data", &input);
+    for (n, args) in WRITERS.iter().enumerate() {
+        let local_out = dir.join(format!("out{n}"));
+        fs::create_dir_all(&local_out).unwrap();
+        let local = run(
+            s3,
+            &fill(
+                args,
+                dir.join("in.data").to_str().unwrap(),
+                local_out.to_str().unwrap(),
+            )
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        );
+        let remote_in = format!("s3://{bucket}/in/export.data");
+        let remote_out = format!("s3://{bucket}/out{n}");
+        let remote = run(
+            s3,
+            &fill(args, &remote_in, &remote_out)
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(
+            local.status.code(),
+            remote.status.code(),
+            "{args:?}: {}",
+            stderr(&remote)
+        );
+        assert!(
+            matches!(local.status.code(), Some(0 | 1)),
+            "{args:?}: {}",
+            stderr(&local)
+        );
+        assert_eq!(local.stdout, remote.stdout, "{args:?}");
+        for name in outputs_of(args) {
+            let want = fs::read(local_out.join(&name)).unwrap();
+            let got = s3
+                .get(&bucket, &format!("out{n}/{name}"))
+                .unwrap_or_else(|| panic!("{args:?}: no object {name}"));
+            let local_in = dir.join("in.data");
+            let local_in = local_in.to_str().unwrap();
+            assert!(
+                comparable(&name, &want, &remote_in, local_in)
+                    == comparable(&name, &got, &remote_in, local_in),
+                "{args:?}: {name} differs ({} bytes on disk, {} in S3)",
+                want.len(),
+                got.len()
+            );
+        }
+    }
+    assert!(
+        s3.open_uploads(&bucket).is_empty(),
+        "{:?}",
+        s3.open_uploads(&bucket)
+    );
+}
+
+#[test]
+fn large_objects_are_read_in_ranges_and_written_in_parts_to_the_same_bytes() {
+    let Some(s3) = server() else { return };
+    let bucket = s3.bucket("large");
+    let dir = scratch("s3-large");
+    // About 20 MB: three ranges to read and three parts to write.
+    let lines = gen_lines(6000, 5, None, 0.02);
+    assert!(lines.len() > 17 << 20, "{} bytes", lines.len());
+    fs::write(dir.join("in.jsonl"), &lines).unwrap();
+    s3.put(&bucket, "big.jsonl", &lines);
+    let out = run(
+        s3,
+        &[
+            "validate",
+            "-q",
+            &format!("s3://{bucket}/big.jsonl"),
+            "--valid-out",
+            &format!("s3://{bucket}/valid.jsonl"),
+            "-o",
+            "/dev/null",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let local = run(
+        s3,
+        &[
+            "validate",
+            "-q",
+            dir.join("in.jsonl").to_str().unwrap(),
+            "--valid-out",
+            "-",
+            "-o",
+            "/dev/null",
+        ],
+    );
+    let got = s3.get(&bucket, "valid.jsonl").unwrap();
+    assert!(got.len() > 16 << 20);
+    assert!(
+        got == local.stdout,
+        "{} bytes against {}",
+        got.len(),
+        local.stdout.len()
+    );
+    assert!(s3.open_uploads(&bucket).is_empty());
+}
+
+#[test]
+fn an_empty_object_is_an_empty_input_and_an_empty_output() {
+    let Some(s3) = server() else { return };
+    let bucket = s3.bucket("empty");
+    s3.put(&bucket, "empty.jsonl", b"");
+    let out = run(
+        s3,
+        &[
+            "validate",
+            &format!("s3://{bucket}/empty.jsonl"),
+            "--valid-out",
+            &format!("s3://{bucket}/valid.jsonl"),
+            "-o",
+            "/dev/null",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(s3.get(&bucket, "valid.jsonl").unwrap(), b"");
+}
+
+#[test]
+fn keys_are_taken_byte_for_byte() {
+    let Some(s3) = server() else { return };
+    let bucket = s3.bucket("keys");
+    let lines = gen_lines(5, 1, None, 0.0);
+    for key in ["a b/c+d.jsonl", "100%/é~#[x].jsonl"] {
+        s3.put(&bucket, key, &lines);
+        let out_key = format!("out/{key}");
+        let out = run(
+            s3,
+            &[
+                "validate",
+                "-q",
+                &format!("s3://{bucket}/{key}"),
+                "--valid-out",
+                &format!("s3://{bucket}/{out_key}"),
+                "-o",
+                "/dev/null",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{key}: {}", stderr(&out));
+        assert_eq!(
+            s3.get(&bucket, &out_key).as_deref(),
+            Some(&lines[..]),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn a_failed_run_leaves_every_previous_object_and_no_upload() {
+    let Some(s3) = server() else { return };
+    let bucket = s3.bucket("failed");
+    let mut corrupt = zstd(&gen_lines(300, 2, None, 0.0));
+    let cut = corrupt.len() - 5;
+    corrupt.truncate(cut);
+    s3.put(&bucket, "in/corrupt.jsonl.zst", &corrupt);
+    for key in ["out/report.txt", "out/valid.jsonl", "out/summary.json"] {
+        s3.put(&bucket, key, b"previous\n");
+    }
+    let url = |k: &str| format!("s3://{bucket}/{k}");
+    let out = run(
+        s3,
+        &[
+            "validate",
+            &url("in/corrupt.jsonl.zst"),
+            "-o",
+            &url("out/report.txt"),
+            "--valid-out",
+            &url("out/valid.jsonl"),
+            "--summary",
+            &url("out/summary.json"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    for key in ["out/report.txt", "out/valid.jsonl", "out/summary.json"] {
+        assert_eq!(s3.get(&bucket, key).unwrap(), b"previous\n", "{key}");
+    }
+    assert!(
+        s3.open_uploads(&bucket).is_empty(),
+        "{:?}",
+        s3.open_uploads(&bucket)
+    );
+    // A local output failing in the commit's first phase leaves the objects too.
+    s3.put(&bucket, "in/good.jsonl", &gen_lines(10, 2, None, 0.0));
+    let out = run(
+        s3,
+        &[
+            "validate",
+            &url("in/good.jsonl"),
+            "--valid-out",
+            &url("out/valid.jsonl"),
+            "--summary",
+            "/dev/full",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(s3.get(&bucket, "out/valid.jsonl").unwrap(), b"previous\n");
+    assert!(s3.open_uploads(&bucket).is_empty());
+}
+
+#[test]
+fn missing_inputs_buckets_and_bad_urls_are_exit_2_naming_the_url_before_any_output() {
+    let Some(s3) = server() else { return };
+    let bucket = s3.bucket("errors");
+    s3.put(&bucket, "out/valid.jsonl", b"previous\n");
+    s3.put(&bucket, "in/good.jsonl", &gen_lines(3, 2, None, 0.0));
+    let valid_out = format!("s3://{bucket}/out/valid.jsonl");
+    let cases: &[(&str, &str)] = &[
+        (&format!("s3://{bucket}/in/missing.jsonl"), "no such object"),
+        ("s3://no-such-bucket-here/in/x.jsonl", "no such bucket"),
+        ("s3://Bad_Bucket/x", "bad URL"),
+        (&format!("s3://{bucket}/in/"), "names a prefix"),
+        ("s3://", "no bucket"),
+    ];
+    for (input, why) in cases {
+        let out = run(
+            s3,
+            &[
+                "validate",
+                &format!("s3://{bucket}/in/good.jsonl"),
+                input,
+                "--valid-out",
+                &valid_out,
+            ],
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{input}: {err}");
+        assert!(
+            err.contains(input.trim_end_matches('/')) && err.contains(why),
+            "{input}: {err}"
+        );
+        assert_eq!(
+            s3.get(&bucket, "out/valid.jsonl").unwrap(),
+            b"previous\n",
+            "{input}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{input}: nothing read before the check"
+        );
+    }
+    // Outputs: a missing bucket, an http URL, a prefix.
+    let input = format!("s3://{bucket}/in/good.jsonl");
+    for (output, why) in [
+        ("s3://no-such-bucket-here/out.jsonl", "no such bucket"),
+        ("http://127.0.0.1:9/out.jsonl", "read-only"),
+        ("s3://x/", "bad URL"),
+    ] {
+        let out = run(
+            s3,
+            &["validate", &input, "--valid-out", output, "-o", &valid_out],
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{output}: {err}");
+        assert!(err.contains(why), "{output}: {err}");
+        assert_eq!(s3.get(&bucket, "out/valid.jsonl").unwrap(), b"previous\n");
+    }
+    // An endpoint nothing listens on: the cause, after the retries AWS_MAX_ATTEMPTS allows.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let started = Instant::now();
+    let out = s3
+        .bin()
+        .env("AWS_ENDPOINT_URL", format!("http://127.0.0.1:{port}"))
+        .env("AWS_MAX_ATTEMPTS", "2")
+        .args(["validate", &input])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&input) && err.contains("onnection refused"),
+        "{err}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+    // Plain http without AWS_ALLOW_HTTP: the way out is named.
+    let out = s3
+        .bin()
+        .env_remove("AWS_ALLOW_HTTP")
+        .args(["validate", &input])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("AWS_ALLOW_HTTP=true"),
+        "{}",
+        stderr(&out)
+    );
+    // Without credentials and with the instance metadata service forbidden.
+    let out = s3
+        .bin()
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .args(["validate", &input])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no AWS credentials"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(s3.open_uploads(&bucket).is_empty());
+}
+
+#[test]
+fn an_output_object_that_is_an_input_is_refused() {
+    let Some(s3) = server() else { return };
+    let bucket = s3.bucket("alias");
+    s3.put(&bucket, "a.jsonl", &gen_lines(3, 2, None, 0.0));
+    let a = format!("s3://{bucket}/a.jsonl");
+    let out = run(s3, &["validate", &a, "--valid-out", &a]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("input file is output file"),
+        "{}",
+        stderr(&out)
+    );
+    let b = format!("s3://{bucket}/b.jsonl");
+    let out = run(s3, &["validate", &a, "--valid-out", &b, "--rejects", &b]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("two outputs are the same file"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(s3.keys(&bucket, ""), ["a.jsonl"]);
+}
+
+#[test]
+fn signals_abort_the_uploads_and_leave_the_previous_objects() {
+    let Some(s3) = server() else { return };
+    let lines = gen_lines(50, 3, None, 0.0);
+    for (signal, code) in [("-INT", 130), ("-TERM", 143), ("-HUP", 129)] {
+        let bucket = s3.bucket("signals");
+        s3.put(&bucket, "out/valid.jsonl", b"previous\n");
+        let mut child = s3
+            .bin()
+            .args([
+                "validate",
+                "--valid-out",
+                &format!("s3://{bucket}/out/valid.jsonl"),
+                "-o",
+                &format!("s3://{bucket}/out/report.txt"),
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&lines).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while s3.open_uploads(&bucket).len() < 2 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(s3.open_uploads(&bucket).len(), 2, "{signal}");
+        let sent = std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let status = child.wait().unwrap();
+        drop(stdin);
+        assert_eq!(status.code(), Some(code), "{signal}");
+        assert_eq!(
+            s3.get(&bucket, "out/valid.jsonl").unwrap(),
+            b"previous\n",
+            "{signal}"
+        );
+        assert_eq!(s3.keys(&bucket, ""), ["out/valid.jsonl"], "{signal}");
+        assert!(
+            s3.open_uploads(&bucket).is_empty(),
+            "{signal}: {:?}",
+            s3.open_uploads(&bucket)
+        );
+    }
+}
+
+#[test]
+fn http_urls_are_read_only_inputs_with_their_query_strings() {
+    let Some(s3) = server() else { return };
+    let bucket = s3.bucket("http");
+    let lines = gen_lines(30, 4, None, 0.1);
+    s3.put(&bucket, "export.jsonl.zst", &zstd(&lines));
+    // moto serves objects to unsigned GETs: an HTTP URL as a console or a presigned URL gives.
+    let url = format!("{}/{bucket}/export.jsonl.zst?x-id=GetObject", s3.endpoint());
+    let remote = run(
+        s3,
+        &[
+            "validate",
+            "-q",
+            &url,
+            "--valid-out",
+            "-",
+            "-o",
+            "/dev/null",
+        ],
+    );
+    let local = crate::common::run(
+        &["validate", "-q", "--valid-out", "-", "-o", "/dev/null"],
+        &lines,
+    );
+    assert_eq!(
+        remote.status.code(),
+        local.status.code(),
+        "{}",
+        stderr(&remote)
+    );
+    assert_eq!(remote.stdout, local.stdout);
+    let missing = format!("{}/{bucket}/missing.jsonl", s3.endpoint());
+    let out = run(s3, &["validate", &missing]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains(&missing), "{}", stderr(&out));
+}
+
+#[test]
+fn an_object_replaced_between_two_reads_is_told() {
+    let Some(s3) = server() else { return };
+    let bucket = s3.bucket("reread");
+    let lines = gen_lines(40, 8, None, 0.0);
+    s3.put(&bucket, "a.jsonl", &lines);
+    let a = format!("s3://{bucket}/a.jsonl");
+    // Unchanged: the two reads agree with a local run.
+    let out = run(s3, &["dedupe", "-q", "--keep", "newest", &a]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let local = crate::common::run(&["dedupe", "-q", "--keep", "newest"], &lines);
+    assert_eq!(out.stdout, local.stdout);
+    // Replaced between the reads (the test hook runs between them).
+    let replace = format!(
+        "python3 -c \"import urllib.request as u; \
+         u.urlopen(u.Request('{}/{bucket}/a.jsonl', data=b'{{}}\\n', method='PUT', \
+         headers={{'x-amz-acl': 'public-read'}}))\"",
+        s3.endpoint()
+    );
+    let out = s3
+        .bin()
+        .env("RDQ_ENVELOPE_TEST_BETWEEN_READS", &replace)
+        .args([
+            "dedupe",
+            "--keep",
+            "newest",
+            &a,
+            "-o",
+            &format!("s3://{bucket}/out.jsonl"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&a) && stderr(&out).contains("changed"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(s3.get(&bucket, "out.jsonl").is_none());
+    assert!(s3.open_uploads(&bucket).is_empty());
+}
