@@ -633,3 +633,69 @@ fn an_object_replaced_between_two_reads_is_told() {
     assert!(s3.get(&bucket, "out.jsonl").is_none());
     assert!(s3.open_uploads(&bucket).is_empty());
 }
+
+#[test]
+fn the_aws_variables_at_their_edges() {
+    let Some(s3) = server() else { return };
+    let bucket = s3.bucket("env");
+    let lines = gen_lines(3, 9, None, 0.0);
+    s3.put(&bucket, "a.jsonl", &lines);
+    let a = format!("s3://{bucket}/a.jsonl");
+    let dir = scratch("s3-env");
+    let validate = |command: &mut std::process::Command| {
+        command.args(["validate", "-q", &a]).output().unwrap()
+    };
+    // Set but empty is unset, as for AWS's own tools.
+    let out = validate(
+        s3.bin()
+            .env("AWS_SESSION_TOKEN", "")
+            .env("AWS_PROFILE", "")
+            .env("AWS_MAX_ATTEMPTS", "")
+            .env("AWS_ENDPOINT_URL_S3", "")
+            .env("AWS_DEFAULT_REGION", ""),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // AWS_ENDPOINT_URL_S3 wins over AWS_ENDPOINT_URL.
+    let out = validate(
+        s3.bin()
+            .env("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
+            .env("AWS_ENDPOINT_URL_S3", s3.endpoint()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for attempts in ["0", "-1", "1e30", "two"] {
+        let out = validate(s3.bin().env("AWS_MAX_ATTEMPTS", attempts));
+        assert_eq!(out.status.code(), Some(2), "{attempts}");
+        assert!(
+            stderr(&out).contains("AWS_MAX_ATTEMPTS"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // A profile's static keys, from the shared credentials file.
+    let credentials = dir.join("credentials");
+    fs::write(
+        &credentials,
+        "[default]\naws_access_key_id = wrong\n[ops]\naws_access_key_id = testing\n\
+         aws_secret_access_key = testing\n",
+    )
+    .unwrap();
+    let out = validate(
+        s3.bin()
+            .env_remove("AWS_ACCESS_KEY_ID")
+            .env_remove("AWS_SECRET_ACCESS_KEY")
+            .env("AWS_PROFILE", "ops")
+            .env("AWS_SHARED_CREDENTIALS_FILE", &credentials),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for (profile, why) in [("nope", "no such profile"), ("default", "only static keys")] {
+        let out = validate(
+            s3.bin()
+                .env_remove("AWS_ACCESS_KEY_ID")
+                .env_remove("AWS_SECRET_ACCESS_KEY")
+                .env("AWS_PROFILE", profile)
+                .env("AWS_SHARED_CREDENTIALS_FILE", &credentials),
+        );
+        assert_eq!(out.status.code(), Some(2), "{profile}");
+        assert!(stderr(&out).contains(why), "{profile}: {}", stderr(&out));
+    }
+}

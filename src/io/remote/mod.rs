@@ -1,9 +1,9 @@
 //! Object storage: `s3://bucket/key` inputs and outputs, `http(s)://` inputs
 //! (docs/cli.md#object-storage), through Apache Arrow's `object_store`.
 //!
-//! An input is read as a stream with range requests running ahead ([`read`]); an output is a
-//! multipart upload that becomes the object only in the commit's second phase ([`write`]);
-//! `batch` lists, reads and conditionally writes small objects through [`objects`].
+//! An input is read as a stream with range requests running ahead (`read.rs`); an output is a
+//! multipart upload that becomes the object only in the commit's second phase (`write.rs`);
+//! `batch` lists, reads and conditionally writes small objects through `objects`.
 
 mod error;
 pub mod objects;

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use object_store::aws::{AmazonS3, AmazonS3Builder, S3ConditionalPut};
+use object_store::aws::{AmazonS3, AmazonS3Builder, AmazonS3ConfigKey, S3ConditionalPut};
 use object_store::http::{HttpBuilder, HttpStore};
 use object_store::{BackoffConfig, ClientOptions, RetryConfig};
 
@@ -48,8 +48,8 @@ where
 /// object's ETag is unchanged), up to 10 times by default or `AWS_MAX_ATTEMPTS - 1`, with
 /// a backoff from 100 ms doubling up to 15 s, and never past 3 minutes after the first try.
 fn retry() -> io::Result<RetryConfig> {
-    let max_retries = match std::env::var("AWS_MAX_ATTEMPTS") {
-        Ok(text) => match text.trim().parse::<usize>() {
+    let max_retries = match env("AWS_MAX_ATTEMPTS") {
+        Some(text) => match text.trim().parse::<usize>() {
             Ok(attempts) if attempts >= 1 => attempts - 1,
             _ => {
                 return Err(config_error(format!(
@@ -57,7 +57,7 @@ fn retry() -> io::Result<RetryConfig> {
                 )))
             }
         },
-        Err(_) => 10,
+        None => 10,
     };
     Ok(RetryConfig {
         backoff: BackoffConfig {
@@ -106,8 +106,20 @@ pub(super) fn s3(bucket: &str) -> io::Result<Arc<AmazonS3>> {
 
 fn build_s3(bucket: &str) -> io::Result<AmazonS3> {
     // Every AWS_* variable the crate knows (keys, session token, region, endpoint, web identity
-    // and container credentials), then what AWS's tools add on top.
-    let mut builder = AmazonS3Builder::from_env()
+    // and container credentials), set and not empty (AWS's tools take an empty one for unset),
+    // then what those tools add on top.
+    let mut builder = AmazonS3Builder::new();
+    for (key, value) in std::env::vars_os() {
+        let (Some(key), Some(value)) = (key.to_str(), value.to_str()) else {
+            continue;
+        };
+        if key.starts_with("AWS_") && !value.is_empty() {
+            if let Ok(key) = key.to_ascii_lowercase().parse::<AmazonS3ConfigKey>() {
+                builder = builder.with_config(key, value);
+            }
+        }
+    }
+    let mut builder = builder
         .with_bucket_name(bucket)
         .with_retry(retry()?)
         .with_client_options(client_options())
@@ -236,7 +248,7 @@ mod profile {
     pub fn credentials() -> io::Result<Option<Keys>> {
         let (name, named) = profile_name();
         let from_credentials = match home_file("AWS_SHARED_CREDENTIALS_FILE", "credentials") {
-            Some(path) => read(&path)?.and_then(|text| section(&text, &[name.clone()])),
+            Some(path) => read(&path)?.and_then(|text| section(&text, std::slice::from_ref(&name))),
             None => None,
         };
         // The config file holds keys too, under `[profile NAME]` (or `[default]`).
