@@ -38,7 +38,8 @@ pub struct GlobalArgs {
 #[derive(Args, Debug)]
 pub struct InputArgs {
     /// Input files, read in order, each framed on its own; none, or `-`, reads standard input.
-    /// zstd and gzip inputs are detected from their first bytes and decompressed.
+    /// zstd and gzip inputs are detected from their first bytes and decompressed. A file may be
+    /// s3://BUCKET/KEY or an http(s):// URL in a build with object storage (docs/cli.md#object-storage).
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
@@ -121,7 +122,8 @@ impl InputArgs {
 /// Outputs every command shares (docs/cli.md#outputs).
 #[derive(Args, Debug)]
 pub struct OutputArgs {
-    /// The primary output (default: standard output). Regular files are written atomically.
+    /// The primary output (default: standard output). Regular files (and s3://BUCKET/KEY
+    /// objects) are written atomically.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 

@@ -13,14 +13,31 @@ pub fn short() -> String {
     }
 }
 
-/// [`short`], a blank line, then `target: TRIPLE` and `simd: ...`.
+/// [`short`], a blank line, then `target: TRIPLE`, `simd: ...` and `features: ...`.
 pub fn long() -> String {
     format!(
-        "{}\n\ntarget: {}\nsimd: {}",
+        "{}\n\ntarget: {}\nsimd: {}\nfeatures: {}",
         short(),
         env!("RDQ_ENVELOPE_TARGET"),
-        simd_line(&simd_paths())
+        simd_line(&simd_paths()),
+        features_line()
     )
+}
+
+/// The optional cargo features built in, each with what it adds, and those left out: whether
+/// this binary writes Parquet and reads `s3://` is a question a user must be able to ask it.
+fn features_line() -> String {
+    let features = [
+        ("parquet", cfg!(feature = "parquet")),
+        ("s3", cfg!(feature = "s3")),
+    ];
+    let with: Vec<&str> = features.iter().filter(|f| f.1).map(|f| f.0).collect();
+    let without: Vec<&str> = features.iter().filter(|f| !f.1).map(|f| f.0).collect();
+    match (with.is_empty(), without.is_empty()) {
+        (_, true) => with.join(" "),
+        (true, false) => format!("none (without {})", without.join(", ")),
+        (false, false) => format!("{} (without {})", with.join(" "), without.join(", ")),
+    }
 }
 
 /// `avx2 (+avx2 +bmi1 +pclmulqdq +popcnt; also sse4.2, portable)`: the classifier in use with

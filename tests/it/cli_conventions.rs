@@ -90,6 +90,25 @@ fn long_version_names_the_target_and_the_simd_paths_this_cpu_runs() {
     for other in &paths[1..] {
         assert!(simd.contains(other.name), "{simd}");
     }
+    // The optional features this build has: the test build's own.
+    let features = lines[4]
+        .strip_prefix("features: ")
+        .expect("a features line");
+    assert_eq!(
+        features.starts_with("parquet"),
+        cfg!(feature = "parquet"),
+        "{text}"
+    );
+    assert_eq!(
+        features
+            .split(" (")
+            .next()
+            .unwrap()
+            .split(' ')
+            .any(|f| f == "s3"),
+        cfg!(feature = "s3"),
+        "{text}"
+    );
     if cfg!(target_arch = "x86_64") && std::arch::is_x86_feature_detected!("avx2") {
         assert!(simd.starts_with("avx2 (+avx2 "), "{simd}");
         assert!(simd.ends_with("also sse4.2, portable)"), "{simd}");
