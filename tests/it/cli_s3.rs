@@ -699,3 +699,72 @@ fn the_aws_variables_at_their_edges() {
         assert!(stderr(&out).contains(why), "{profile}: {}", stderr(&out));
     }
 }
+
+/// SeaweedFS, a second server whose identities are enforced: denied access, for reading and
+/// for writing, is status 2 naming the URL before any output is touched; and a round trip
+/// there writes the same bytes and leaves no upload open.
+#[test]
+fn on_seaweedfs_denied_access_is_exit_2_and_a_round_trip_is_the_same_bytes() {
+    let Some(weed) = crate::common::s3::seaweed() else {
+        return;
+    };
+    let bucket = weed.bucket("denied");
+    let lines = gen_lines(200, 12, None, 0.05);
+    weed.put(&bucket, "in/a.jsonl.zst", &zstd(&lines));
+    weed.put(&bucket, "out/valid.jsonl", b"previous\n");
+    let input = format!("s3://{bucket}/in/a.jsonl.zst");
+    let valid_out = format!("s3://{bucket}/out/valid.jsonl");
+    // A reader may read, not write: the upload is refused when the output is opened.
+    let reader = |command: &mut std::process::Command| {
+        command
+            .env("AWS_ACCESS_KEY_ID", "reader")
+            .env("AWS_SECRET_ACCESS_KEY", "readersecret");
+    };
+    let mut command = weed.bin();
+    reader(&mut command);
+    let out = command
+        .args(["validate", "-q", &input, "--valid-out", &valid_out])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&valid_out) && stderr(&out).contains("access denied"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(weed.get(&bucket, "out/valid.jsonl").unwrap(), b"previous\n");
+    let mut command = weed.bin();
+    reader(&mut command);
+    let out = command.args(["validate", "-q", &input]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // A key the server does not know cannot even read.
+    let out = weed
+        .bin()
+        .env("AWS_ACCESS_KEY_ID", "stranger")
+        .args(["validate", "-q", &input, "--valid-out", &valid_out])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&input), "{}", stderr(&out));
+    // The round trip: the same bytes as a local run, the previous object replaced.
+    let out = weed
+        .bin()
+        .args([
+            "validate",
+            "-q",
+            &input,
+            "--valid-out",
+            &valid_out,
+            "-o",
+            "/dev/null",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let local = crate::common::run(
+        &["validate", "-q", "--valid-out", "-", "-o", "/dev/null"],
+        &lines,
+    );
+    assert!(weed.get(&bucket, "out/valid.jsonl").unwrap() == local.stdout);
+    assert!(weed.open_uploads(&bucket).is_empty());
+}

