@@ -31,9 +31,10 @@ enum Target {
         dest: PathBuf,
         committed: bool,
     },
-    /// An `s3://` object: a multipart upload, completed where a file would be renamed.
+    /// An `s3://` object: a multipart upload, completed where a file would be renamed (boxed:
+    /// its buffers' bookkeeping would make every target as large).
     #[cfg(feature = "s3")]
-    Object(super::remote::ObjectUpload),
+    Object(Box<super::remote::ObjectUpload>),
 }
 
 /// How an output is compressed (docs/cli.md#outputs: by the name's `.zst`/`.gz` ending, or
@@ -299,9 +300,10 @@ fn object_target(url: super::Url<'_>) -> io::Result<Target> {
             format!("{url}: http(s) URLs are read-only inputs; write to s3://BUCKET/KEY or a file"),
         )),
         #[cfg(feature = "s3")]
-        super::Url::S3 { bucket, key } => Ok(Target::Object(super::remote::ObjectUpload::create(
-            bucket, key,
-        )?)),
+        super::Url::S3 { bucket, key } => {
+            let upload = super::remote::ObjectUpload::create(bucket, key)?;
+            Ok(Target::Object(Box::new(upload)))
+        }
         #[cfg(not(feature = "s3"))]
         url => Err(super::without_object_storage(&url.to_string())),
     }
