@@ -19,6 +19,9 @@ pub struct Listed {
     pub key: String,
     /// Its size in bytes.
     pub size: u64,
+    /// Its ETag, when the store gives one (`batch` records it: the same key, size and ETag is
+    /// the same object, without reading it).
+    pub e_tag: Option<String>,
 }
 
 /// Every object under `prefix` (a key ending in `/`, or empty for the whole bucket), at any
@@ -35,6 +38,7 @@ pub fn list(bucket: &str, prefix: &str) -> io::Result<Vec<Listed>> {
         .map(|meta| Listed {
             key: meta.location.to_string(),
             size: meta.size,
+            e_tag: meta.e_tag,
         })
         .collect();
     listed.sort_by(|a, b| a.key.cmp(&b.key));
