@@ -174,6 +174,7 @@ pub struct Batch {
     manifest_tag: Mutex<Option<String>>,
     /// Set when this run's lock on an output prefix was taken over (its heartbeat could not
     /// refresh it): the run stops at its next manifest write.
+    #[cfg(feature = "s3")]
     lock_lost: Arc<AtomicBool>,
 }
 
