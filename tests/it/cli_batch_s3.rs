@@ -219,7 +219,7 @@ fn a_manifest_replaced_behind_the_runs_back_stops_it() {
     // another writer replaces it then.
     let other = b"{\"format_version\":2,\"other\":true}\n";
     let replace = format!(
-        "curl -s -o /dev/null -X PUT -H 'x-amz-acl: public-read' --data-binary '{}' {}/{bucket}/out/manifest.json",
+        "curl -s -o /dev/null -X PUT -H 'x-amz-acl: public-read' -H 'Content-Type: application/octet-stream' --data-binary '{}' {}/{bucket}/out/manifest.json",
         String::from_utf8_lossy(other),
         s3.endpoint()
     );
