@@ -68,7 +68,9 @@ fn without_etags(text: &str) -> String {
         out.push_str(&rest[..at]);
         let tail = &rest[at + ",\"etag\":\"".len()..];
         // An ETag holds quotes, escaped: `"\"abc\""`.
-        let end = tail.find("\",\"state\"").expect("the state follows the ETag");
+        let end = tail
+            .find("\",\"state\"")
+            .expect("the state follows the ETag");
         rest = &tail[end + 1..];
     }
     out.push_str(rest);
@@ -83,7 +85,11 @@ pub(crate) fn assert_same_outputs(s3: &S3, bucket: &str, prefix: &str, local: &P
         .iter()
         .map(|k| k.strip_prefix(prefix).unwrap().to_owned())
         .collect();
-    assert_eq!(remote, names(local), "the lock is removed, nothing else is written");
+    assert_eq!(
+        remote,
+        names(local),
+        "the lock is removed, nothing else is written"
+    );
     for name in names(local) {
         let a = fs::read(local.join(&name)).unwrap();
         let b = s3.get(bucket, &format!("{prefix}{name}")).unwrap();
@@ -105,12 +111,23 @@ fn batch_over_a_prefix_writes_what_batch_over_a_folder_writes() {
     let local = dir.join("out");
     let o = run(
         s3,
-        &["batch", "migrate", "--to", "2", dir.join("in").to_str().unwrap(), "--out", local.to_str().unwrap()],
+        &[
+            "batch",
+            "migrate",
+            "--to",
+            "2",
+            dir.join("in").to_str().unwrap(),
+            "--out",
+            local.to_str().unwrap(),
+        ],
     );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     // No final `/` on the input: the prefix `in/` all the same.
     let (input, out) = (format!("s3://{bucket}/in"), format!("s3://{bucket}/out/"));
-    let o = run(s3, &["batch", "migrate", "--to", "2", &input, "--out", &out]);
+    let o = run(
+        s3,
+        &["batch", "migrate", "--to", "2", &input, "--out", &out],
+    );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("3 shards: 3 run"), "{}", stderr(&o));
     assert_eq!(names(&local).len(), 3 * 3 + 2);
@@ -121,7 +138,12 @@ fn batch_over_a_prefix_writes_what_batch_over_a_folder_writes() {
 
     // --list and --status read the prefixes as they read folders.
     let o = run(s3, &["batch", "validate", &input, "--list"]);
-    assert_eq!(stdout(&o), "a.jsonl.zst\nb.jsonl\nc.jsonl.zst\n", "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "a.jsonl.zst\nb.jsonl\nc.jsonl.zst\n",
+        "{}",
+        stderr(&o)
+    );
     let (a, b) = (
         run(s3, &["batch", "--status", local.to_str().unwrap()]),
         run(s3, &["batch", "--status", &format!("s3://{bucket}/out")]),
@@ -142,7 +164,11 @@ fn a_rerun_over_a_prefix_redoes_only_what_changed() {
 
     let o = run(s3, &args);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("every one done on the same input: nothing to run"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("every one done on the same input: nothing to run"),
+        "{}",
+        stderr(&o)
+    );
 
     // b changes (another ETag), c vanishes: b is run again, c's outputs are removed.
     s3.put(&bucket, "in/b.jsonl", &gen_lines(90, 7, None, 0.1));
@@ -163,7 +189,13 @@ fn a_rerun_over_a_prefix_redoes_only_what_changed() {
     let local = dir.join("out");
     let o = run(
         s3,
-        &["batch", "validate", dir.join("in").to_str().unwrap(), "--out", local.to_str().unwrap()],
+        &[
+            "batch",
+            "validate",
+            dir.join("in").to_str().unwrap(),
+            "--out",
+            local.to_str().unwrap(),
+        ],
     );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_same_outputs(s3, &bucket, "out/", &local);
@@ -171,7 +203,10 @@ fn a_rerun_over_a_prefix_redoes_only_what_changed() {
 }
 
 fn unix_now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
 }
 
 #[test]
@@ -181,24 +216,43 @@ fn a_held_lock_refuses_a_second_run_and_a_stale_one_is_taken_over() {
     let (input, out) = (format!("s3://{bucket}/in/"), format!("s3://{bucket}/out/"));
     let args = ["batch", "validate", &input, "--out", &out];
 
-    let fresh = format!("{{\"host\":\"elsewhere\",\"pid\":42,\"heartbeat\":{}}}\n", unix_now());
+    let fresh = format!(
+        "{{\"host\":\"elsewhere\",\"pid\":42,\"heartbeat\":{}}}\n",
+        unix_now()
+    );
     s3.put(&bucket, "out/.rdq-batch.lock", fresh.as_bytes());
     let o = run(s3, &args);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains(&format!("{out}: another batch run is writing this prefix (host elsewhere, pid 42")),
+        stderr(&o).contains(&format!(
+            "{out}: another batch run is writing this prefix (host elsewhere, pid 42"
+        )),
         "{}",
         stderr(&o)
     );
-    assert_eq!(s3.keys(&bucket, "out/"), ["out/.rdq-batch.lock"], "nothing written");
-    assert_eq!(s3.get(&bucket, "out/.rdq-batch.lock").unwrap(), fresh.as_bytes());
+    assert_eq!(
+        s3.keys(&bucket, "out/"),
+        ["out/.rdq-batch.lock"],
+        "nothing written"
+    );
+    assert_eq!(
+        s3.get(&bucket, "out/.rdq-batch.lock").unwrap(),
+        fresh.as_bytes()
+    );
 
     // A run SIGKILLed two minutes ago left its lock: taken over, and removed at the end.
-    let stale = format!("{{\"host\":\"elsewhere\",\"pid\":42,\"heartbeat\":{}}}\n", unix_now() - 120);
+    let stale = format!(
+        "{{\"host\":\"elsewhere\",\"pid\":42,\"heartbeat\":{}}}\n",
+        unix_now() - 120
+    );
     s3.put(&bucket, "out/.rdq-batch.lock", stale.as_bytes());
     let o = run(s3, &args);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("(host elsewhere, pid 42): taken over"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("(host elsewhere, pid 42): taken over"),
+        "{}",
+        stderr(&o)
+    );
     assert!(s3.get(&bucket, "out/.rdq-batch.lock").is_none());
     assert!(s3.get(&bucket, "out/summary.json").is_some());
 
@@ -206,7 +260,11 @@ fn a_held_lock_refuses_a_second_run_and_a_stale_one_is_taken_over() {
     s3.put(&bucket, "out/.rdq-batch.lock", b"?");
     let o = run(s3, &args);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("not a lock this rdq-envelope writes"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not a lock this rdq-envelope writes"),
+        "{}",
+        stderr(&o)
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -239,7 +297,10 @@ fn a_manifest_replaced_behind_the_runs_back_stops_it() {
         stderr(&o)
     );
     assert_eq!(s3.get(&bucket, "out/manifest.json").unwrap(), other);
-    assert!(s3.get(&bucket, "out/.rdq-batch.lock").is_none(), "the lock is removed");
+    assert!(
+        s3.get(&bucket, "out/.rdq-batch.lock").is_none(),
+        "the lock is removed"
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -250,15 +311,33 @@ fn errors_over_prefixes_name_the_url() {
     s3.put(&bucket, "in/a.jsonl", &gen_lines(5, 1, None, 0.0));
     for (args, said) in [
         (
-            vec!["batch", "validate", "s3://no-such-bucket-rdq/in/", "--out", "s3://no-such-bucket-rdq/out/"],
+            vec![
+                "batch",
+                "validate",
+                "s3://no-such-bucket-rdq/in/",
+                "--out",
+                "s3://no-such-bucket-rdq/out/",
+            ],
             "s3://no-such-bucket-rdq/in/".to_owned(),
         ),
         (
-            vec!["batch", "validate", &format!("s3://{bucket}/empty"), "--out", &format!("s3://{bucket}/out/")],
+            vec![
+                "batch",
+                "validate",
+                &format!("s3://{bucket}/empty"),
+                "--out",
+                &format!("s3://{bucket}/out/"),
+            ],
             format!("s3://{bucket}/empty/: no shards (objects named *.jsonl"),
         ),
         (
-            vec!["batch", "validate", &format!("s3://{bucket}/in"), "--out", &format!("s3://{bucket}/in/")],
+            vec![
+                "batch",
+                "validate",
+                &format!("s3://{bucket}/in"),
+                "--out",
+                &format!("s3://{bucket}/in/"),
+            ],
             "--out must not be the input folder".to_owned(),
         ),
         (
@@ -266,7 +345,13 @@ fn errors_over_prefixes_name_the_url() {
             format!("s3://{bucket}/nothing/: no manifest"),
         ),
         (
-            vec!["batch", "validate", &format!("s3://{bucket}/in"), "--out", "s3://no-such-bucket-rdq/out/"],
+            vec![
+                "batch",
+                "validate",
+                &format!("s3://{bucket}/in"),
+                "--out",
+                "s3://no-such-bucket-rdq/out/",
+            ],
             "s3://no-such-bucket-rdq/out/".to_owned(),
         ),
     ] {
