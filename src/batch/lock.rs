@@ -28,6 +28,8 @@ impl Batch {
     /// folder's: an object is written by multipart uploads, never by temporary objects). The
     /// lock holds until the value returned is dropped.
     pub(super) fn lock(&self, clean: bool, observer: &mut dyn Observer) -> Result<Lock> {
+        // Without the `s3` feature a folder is the only place.
+        #[allow(clippy::infallible_destructuring_match)]
         let dir = match &self.output {
             Place::Dir(dir) => dir,
             #[cfg(feature = "s3")]

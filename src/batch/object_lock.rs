@@ -91,10 +91,7 @@ impl ObjectLock {
         if written == Written::Lost {
             // Gone since (its run just ended): `None` retries the creation once.
             let found = objects::get(bucket, key)?;
-            let (bytes, e_tag) = match found {
-                Some(found) => found,
-                None => (Vec::new(), None),
-            };
+            let (bytes, e_tag) = found.unwrap_or_default();
             let held: Option<Holder> = serde_json::from_slice(&bytes).ok();
             match (held, e_tag) {
                 (None, None) if bytes.is_empty() => {
