@@ -13,8 +13,9 @@
 //! The files, one idea each: `shards` (which files are shards, their outputs'
 //! names, their hash), `config` (what a run is), `manifest` (its record), `plan` (what a
 //! rerun keeps), `schedule` (running shards at once and recording them), `assemble` (one
-//! shard alone, and entries into a manifest) and `lock` (one run per folder, and what a stopped
-//! run left).
+//! shard alone, and entries into a manifest), `lock` (one run per folder, and what a stopped
+//! run left), `place` (a folder or an `s3://` prefix, either side) and `object_lock` (one run
+//! per prefix: a lock object with a heartbeat).
 
 mod assemble;
 mod config;
