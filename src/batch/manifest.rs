@@ -1,5 +1,6 @@
 //! The record of a batch run in its output folder (`manifest.json`): the run's [`Config`] and,
-//! per shard, the input it was run on (size and BLAKE3 hash), its outputs, its books and its
+//! per shard, the input it was run on (size and BLAKE3 hash; for an object under an `s3://`
+//! prefix also its ETag, by which a rerun knows it unread), its outputs, its books and its
 //! state. It is what makes a run resumable, and what a cluster runner (`contrib/spark`)
 //! assembles from the per-shard entries its tasks print: the same entries give the same bytes.
 //!
