@@ -46,7 +46,8 @@ impl Batch {
                 let url = self.out(MANIFEST).display().to_string();
                 if self.lock_lost.load(Ordering::SeqCst) {
                     return Err(Error::Refused(format!(
-                        "{}: this run's lock was taken over by another run (its heartbeat                          could not refresh it for a minute): stopped, {url} is left to that run",
+                        "{}: this run's lock was taken over by another run (its heartbeat \
+                         found the lock replaced): stopped, {url} is left to that run",
                         self.output
                     )));
                 }
@@ -58,10 +59,13 @@ impl Batch {
                         Ok(())
                     }
                     Written::Done(None) => Err(Error::Refused(format!(
-                        "{url}: the store gives no ETag, without which the manifest cannot be                          rewritten safely"
+                        "{url}: the store gives no ETag, without which the manifest cannot be \
+                         rewritten safely"
                     ))),
                     Written::Lost => Err(Error::Refused(format!(
-                        "{url}: created or replaced by another writer during this run (its                          ETag changed): stopped, so as not to overwrite it; see `batch --status`,                          then rerun"
+                        "{url}: created or replaced by another writer during this run (its \
+                         ETag changed): stopped, so as not to overwrite it; see `batch --status`, \
+                         then rerun"
                     ))),
                 }
             }

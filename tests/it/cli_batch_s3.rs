@@ -361,3 +361,42 @@ fn errors_over_prefixes_name_the_url() {
     }
     assert_eq!(s3.keys(&bucket, "out/"), Vec::<String>::new());
 }
+
+#[test]
+fn a_run_whose_lock_is_taken_over_stops() {
+    let Some(s3) = server() else { return };
+    let (dir, bucket) = both(s3, "takeover");
+    let (input, out) = (format!("s3://{bucket}/in/"), format!("s3://{bucket}/out/"));
+    // Before each shard is read (the test hook), another run replaces the lock, and the
+    // heartbeat (every 50 ms here, a test build's hook) has the time to find it.
+    let taker = format!(
+        "{{\"host\":\"taker\",\"pid\":7,\"heartbeat\":{}}}",
+        unix_now()
+    );
+    let replace = format!(
+        "curl -s -o /dev/null -X PUT -H 'x-amz-acl: public-read' -H 'Content-Type: application/octet-stream' --data-binary '{taker}' {}/{bucket}/out/.rdq-batch.lock; sleep 1",
+        s3.endpoint()
+    );
+    let o = s3
+        .bin()
+        .args(["batch", "validate", &input, "--out", &out])
+        .env("RDQ_ENVELOPE_TEST_BETWEEN_READS", replace)
+        .env("RDQ_ENVELOPE_TEST_LOCK_HEARTBEAT_MS", "50")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "{out}: this run's lock was taken over by another run"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    // The taker's lock is left alone.
+    assert_eq!(
+        s3.get(&bucket, "out/.rdq-batch.lock").unwrap(),
+        taker.as_bytes()
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
