@@ -186,9 +186,14 @@ impl Batch {
     pub fn new(config: Config, folders: Folders) -> Result<Batch> {
         let input = Place::parse(&folders.input)?;
         let output = Place::parse(&folders.output)?;
-        let shards = input
-            .shards()
-            .map_err(|e| Error::at(format!("{input}: cannot list the shards"), e))?;
+        // An object store's error names the prefix already.
+        let shards = input.shards().map_err(|e| {
+            if input.is_remote() {
+                Error::Io(e)
+            } else {
+                Error::at(format!("{input}: cannot list the shards"), e)
+            }
+        })?;
         if shards.is_empty() {
             let what = if input.is_remote() {
                 "objects"
