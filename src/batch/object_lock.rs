@@ -4,7 +4,8 @@
 //! It is created only if there is none (`If-None-Match: *`), so of two runs that start at once
 //! one wins. A thread of the run rewrites it every 15 s, on the condition that it is still the
 //! object the run last wrote (`If-Match` its ETag). A run killed (SIGKILL, a lost machine)
-//! leaves the object behind: a lock whose heartbeat is more than 60 s old is stale, and a new
+//! leaves the object behind (SIGINT, SIGTERM and SIGHUP remove it on the way out, through
+//! `io::abort_live_uploads`): a lock whose heartbeat is more than 60 s old is stale, and a new
 //! run replaces it on the condition that it is still that stale object (`If-Match` the ETag
 //! read), so of two runs that find the same stale lock one takes it over. The heartbeat is the
 //! writer's clock against the reader's: clocks a few seconds apart do no harm, clocks 45 s
@@ -155,6 +156,8 @@ impl ObjectLock {
                 )))
             }
         };
+        // SIGINT, SIGTERM or SIGHUP remove it too, so that a rerun need not wait a minute.
+        objects::remove_on_signal(bucket, key);
         let (stop, stopped) = mpsc::channel::<()>();
         let (b, k) = (bucket.to_owned(), key.to_owned());
         let heartbeat = std::thread::Builder::new()
@@ -201,6 +204,7 @@ fn beat(
 impl Drop for ObjectLock {
     fn drop(&mut self) {
         drop(self.stop.take());
+        objects::keep_on_signal(&self.bucket, &self.key);
         let ours = self
             .heartbeat
             .take()

@@ -400,3 +400,42 @@ fn a_run_whose_lock_is_taken_over_stops() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_signal_removes_the_lock_and_aborts_the_uploads() {
+    let Some(s3) = server() else { return };
+    let (dir, bucket) = both(s3, "signal");
+    let (input, out) = (format!("s3://{bucket}/in/"), format!("s3://{bucket}/out/"));
+    // The run waits before it reads each shard (the test hook), holding its lock.
+    let mut child = s3
+        .bin()
+        .args(["batch", "validate", &input, "--out", &out])
+        .env("RDQ_ENVELOPE_TEST_BETWEEN_READS", "sleep 30")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while s3.get(&bucket, "out/.rdq-batch.lock").is_none() && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(s3.get(&bucket, "out/.rdq-batch.lock").is_some(), "the run took its lock");
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    assert!(
+        s3.get(&bucket, "out/.rdq-batch.lock").is_none(),
+        "a stopped run leaves no lock to wait for"
+    );
+    assert!(s3.open_uploads(&bucket).is_empty(), "{:?}", s3.open_uploads(&bucket));
+    // So the next run goes at once.
+    let o = run(s3, &["batch", "validate", &input, "--out", &out]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    fs::remove_dir_all(&dir).unwrap();
+}
