@@ -18,13 +18,16 @@ that the driver sees every shard finish: it records the entries so far in the ma
 --record-every seconds (`--assemble - --in-flight`). A run whose driver dies is resumed by
 running it again: the shards recorded done on the same input are not run again.
 
-IN_DIR and OUT_DIR must be the same paths on the driver and on every executor (a shared file
-system). The binary is --binary on every node, or, with --ship, the driver's copy sent to
-the executors through SparkContext.addFile (like spark-submit --files).
+IN_DIR and OUT_DIR are either folders at the same paths on the driver and on every executor (a
+shared file system), or s3://BUCKET/PREFIX/ prefixes, which every task reads and writes
+directly (no shared file system: the executors need the AWS_* environment or an instance
+role, see README.md). The binary is --binary on every node, or, with --ship, the driver's copy
+sent to the executors through SparkContext.addFile (like spark-submit --files).
 """
 
 import argparse
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -59,8 +62,8 @@ def parse_args(argv):
         help="record the finished shards in the manifest this often while the run goes on "
         "(default 30; at least ten times as long as a recording takes)",
     )
-    parser.add_argument("in_dir", help="the folder of shards")
-    parser.add_argument("out_dir", help="the output folder")
+    parser.add_argument("in_dir", help="the folder of shards, or s3://BUCKET/PREFIX/")
+    parser.add_argument("out_dir", help="the output folder, or s3://BUCKET/PREFIX/")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [FLAGS...]")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -71,6 +74,14 @@ def parse_args(argv):
             parser.error(f"{flag}: the runner sets -j and -q for each task")
     args.command = command
     return args
+
+
+def absolute(path):
+    """A folder as an absolute path, the same on every node; a URL (s3://, http(s)://) as given:
+    the binary reads it, and `os.path.abspath` would make it a relative path's folder."""
+    if re.match(r"(?i)^(s3|https?)://", path):
+        return path
+    return os.path.abspath(path)
 
 
 def batch(binary, command, in_dir, out_dir, *extra):
@@ -144,8 +155,8 @@ def run_shards(sc, task, shards, slots, recorder):
 
 def main(argv):
     args = parse_args(argv)
-    in_dir = os.path.abspath(args.in_dir)
-    out_dir = os.path.abspath(args.out_dir)
+    in_dir = absolute(args.in_dir)
+    out_dir = absolute(args.out_dir)
     binary = shutil.which(args.binary)
     if binary is None:
         print(f"rdq_spark: {args.binary}: not an executable file (or on PATH)", file=sys.stderr)

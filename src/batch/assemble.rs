@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::manifest::{Entry, Manifest, State};
-use super::{lock, Batch, Error, Event, Observer, Result};
+use super::{Batch, Error, Event, Observer, Result};
 use crate::pipeline::LineOperation;
 
 impl Batch {
@@ -21,12 +21,13 @@ impl Batch {
         let Some(i) = self.shards.iter().position(|s| s.name == name) else {
             return Err(Error::Refused(format!(
                 "--only {name:?}: no such shard in {} (see --list)",
-                self.folders.input.display()
+                self.input
             )));
         };
-        lock::make_folder(&self.folders.output)?;
+        self.output.make()?;
         let old = self.read_manifest()?;
-        let current = self.entry_for(i, old.as_ref());
+        let present = self.output.present()?;
+        let current = self.entry_for(i, old.as_ref(), &present);
         if let State::Done { .. } = current.state {
             return Ok(current);
         }
@@ -51,25 +52,22 @@ impl Batch {
         let _lock = self.lock(!in_flight, observer)?;
         let old = self.read_manifest()?;
         let mut manifest = self.plan(old.as_ref())?;
+        let present = self.output.present()?;
         for entry in given {
             let Some(i) = self.shards.iter().position(|s| s.name == entry.name) else {
                 return Err(Error::Refused(format!(
                     "{}: an entry for {:?}, which is not a shard of {}",
                     source.display(),
                     entry.name,
-                    self.folders.input.display()
+                    self.input
                 )));
             };
             let planned = &manifest.shards[i];
-            let same_input = entry.size == planned.size && entry.blake3 == planned.blake3;
             let holds = match &entry.state {
-                State::Done { .. } => entry.is_done_for(
-                    planned.size,
-                    &planned.blake3,
-                    &self.outputs[i].names(),
-                    &self.folders.output,
-                ),
-                State::Failed { .. } => same_input,
+                State::Done { .. } => {
+                    entry.is_done_for(planned, &self.outputs[i].names(), |name| present.has(name))
+                }
+                State::Failed { .. } => entry.same_input(planned),
                 State::Pending => false,
             };
             if holds {

@@ -1,5 +1,6 @@
 //! The record of a batch run in its output folder (`manifest.json`): the run's [`Config`] and,
-//! per shard, the input it was run on (size and BLAKE3 hash), its outputs, its books and its
+//! per shard, the input it was run on (size and BLAKE3 hash; for an object under an `s3://`
+//! prefix also its ETag, by which a rerun knows it unread), its outputs, its books and its
 //! state. It is what makes a run resumable, and what a cluster runner (`contrib/spark`)
 //! assembles from the per-shard entries its tasks print: the same entries give the same bytes.
 //!
@@ -12,8 +13,11 @@
 //! ]}
 //! ```
 
+#[cfg(test)]
 use std::fs;
-use std::io::{self, BufRead, Write};
+#[cfg(test)]
+use std::io;
+use std::io::{BufRead, Write};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -52,8 +56,14 @@ pub struct Entry {
     pub name: String,
     /// Its stored size in bytes.
     pub size: u64,
-    /// The BLAKE3 hash of its stored bytes.
+    /// The BLAKE3 hash of its stored bytes. For an object (`batch` over an `s3://` prefix) it
+    /// is computed as the shard is read for its run, so it is empty until the shard has run.
     pub blake3: String,
+    /// An object's ETag as listed: for a shard under an `s3://` prefix, the size and ETag tell
+    /// whether it is the object a run was made on, without reading it. Absent for a file (a
+    /// local manifest does not have it).
+    #[serde(rename = "etag", default, skip_serializing_if = "Option::is_none")]
+    pub e_tag: Option<String>,
     /// What became of it.
     #[serde(flatten)]
     pub state: State,
@@ -80,15 +90,30 @@ pub enum State {
 }
 
 impl Entry {
-    /// Whether this entry is done, for the shard as it is now (same size and hash), with
-    /// `outputs` as its files, and whether those are all in `out_dir`.
-    pub fn is_done_for(&self, size: u64, blake3: &str, outputs: &[&str], out_dir: &Path) -> bool {
+    /// Whether this entry was made on the input `now` (an entry planned for the shard as it is
+    /// now): a file's size and BLAKE3 hash, or an object's size and ETag. An empty ETag (a
+    /// store that gives none) never matches: such a shard is always run again.
+    pub fn same_input(&self, now: &Entry) -> bool {
+        self.size == now.size
+            && match &now.e_tag {
+                Some(e_tag) => !e_tag.is_empty() && self.e_tag.as_ref() == Some(e_tag),
+                None => self.e_tag.is_none() && self.blake3 == now.blake3,
+            }
+    }
+
+    /// Whether this entry is done, for the shard as it is now ([`Entry::same_input`]), with
+    /// `outputs` as its files, and whether `present` says those are all there.
+    pub fn is_done_for(
+        &self,
+        now: &Entry,
+        outputs: &[&str],
+        present: impl Fn(&str) -> bool,
+    ) -> bool {
         match &self.state {
             State::Done { outputs: had, .. } => {
-                self.size == size
-                    && self.blake3 == blake3
+                self.same_input(now)
                     && had.iter().map(String::as_str).eq(outputs.iter().copied())
-                    && had.iter().all(|name| out_dir.join(name).is_file())
+                    && had.iter().all(|name| present(name))
             }
             _ => false,
         }
@@ -131,14 +156,19 @@ impl Manifest {
     }
 }
 
-/// The manifest at `path`, if there is one. One of another format is refused: format 1 (the
+/// The manifest at `path`, if there is one: see [`parse`].
+#[cfg(test)]
+fn load(path: &Path) -> Result<Option<Manifest>> {
+    match fs::read(path) {
+        Ok(bytes) => parse(&bytes, path).map(Some),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::at(format!("{}: cannot read", path.display()), e)),
+    }
+}
+
+/// The manifest in `bytes`, read from `path`. One of another format is refused: format 1 (the
 /// command line's flags, before `format_version`) with a message that says what to do.
-pub fn load(path: &Path) -> Result<Option<Manifest>> {
-    let bytes = match fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::at(format!("{}: cannot read", path.display()), e)),
-    };
+pub(super) fn parse(bytes: &[u8], path: &Path) -> Result<Manifest> {
     let not_ours = |e: serde_json::Error| {
         Error::at(
             format!(
@@ -154,7 +184,7 @@ pub fn load(path: &Path) -> Result<Option<Manifest>> {
         format_version: Option<u32>,
         format: Option<u32>,
     }
-    let head: Head = serde_json::from_slice(&bytes).map_err(not_ours)?;
+    let head: Head = serde_json::from_slice(bytes).map_err(not_ours)?;
     match (head.format_version, head.format) {
         (Some(MANIFEST_FORMAT), _) => {}
         (None, Some(old)) => {
@@ -172,7 +202,7 @@ pub fn load(path: &Path) -> Result<Option<Manifest>> {
         }
         (None, None) => {}
     }
-    serde_json::from_slice(&bytes).map(Some).map_err(not_ours)
+    serde_json::from_slice(bytes).map_err(not_ours)
 }
 
 /// Writes `manifest` to `path`, atomically.
@@ -232,6 +262,7 @@ mod tests {
                     name: "a.jsonl".into(),
                     size: 3,
                     blake3: "00".into(),
+                    e_tag: None,
                     state: State::Done {
                         outputs: vec!["a.jsonl".into()],
                         summary: Summary {
@@ -245,6 +276,7 @@ mod tests {
                     name: "b.jsonl".into(),
                     size: 3,
                     blake3: "01".into(),
+                    e_tag: None,
                     state: State::Failed {
                         error: "b.jsonl: input failed".into(),
                     },

@@ -13,27 +13,37 @@
 //! The files, one idea each: `shards` (which files are shards, their outputs'
 //! names, their hash), `config` (what a run is), `manifest` (its record), `plan` (what a
 //! rerun keeps), `schedule` (running shards at once and recording them), `assemble` (one
-//! shard alone, and entries into a manifest) and `lock` (one run per folder, and what a stopped
-//! run left).
+//! shard alone, and entries into a manifest), `lock` (one run per folder, and what a stopped
+//! run left), `place` (a folder or an `s3://` prefix, either side) and `object_lock` (one run
+//! per prefix: a lock object with a heartbeat).
 
 mod assemble;
 mod config;
 mod lock;
 mod manifest;
+#[cfg(feature = "s3")]
+mod object_lock;
+mod place;
 mod plan;
 mod schedule;
 mod shards;
 
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+#[cfg(feature = "s3")]
+use std::sync::atomic::AtomicBool;
+#[cfg(feature = "s3")]
+use std::sync::Arc;
+use std::sync::Mutex;
 
 pub use config::{
     Command, Compress, Config, FilterConfig, Limits, MigrateConfig, MigrateFrom, ValidateConfig,
 };
 pub use manifest::{read_entries, Entry, Manifest, State, MANIFEST, MANIFEST_FORMAT, SUMMARY};
 pub use shards::Shard;
-pub(crate) use shards::{first_clash, list_shards, ShardOutputs};
+pub(crate) use shards::{first_clash, ShardOutputs};
+
+use place::Place;
 
 use crate::pipeline::{PipelineError, Summary};
 
@@ -91,6 +101,9 @@ pub type Result<T> = std::result::Result<T, Error>;
 pub enum Event<'a> {
     /// Temporary files a stopped run left in the output folder were removed (how many).
     TemporaryFilesRemoved(usize),
+    /// The output prefix's lock was left by a run not heard from for a minute (its host, pid
+    /// and last heartbeat, as the lock says): this run took it over.
+    StaleLockTakenOver(&'a str),
     /// A shard is no longer in the input folder: its outputs were removed.
     Vanished(&'a str),
     /// A shard's run ended: its entry, done or failed.
@@ -133,7 +146,8 @@ impl<F: FnMut(Event<'_>) -> io::Result<()>> Observer for F {
     }
 }
 
-/// Where a batch reads and writes, and on how many threads.
+/// Where a batch reads and writes, and on how many threads. Either folder may be an
+/// `s3://bucket/prefix/` URL (feature `s3`; a missing final `/` is implied).
 #[derive(Debug, Clone)]
 pub struct Folders {
     /// The input folder: its shards.
@@ -151,8 +165,18 @@ pub struct Folders {
 pub struct Batch {
     config: Config,
     folders: Folders,
+    input: Place,
+    output: Place,
     shards: Vec<Shard>,
     outputs: Vec<ShardOutputs>,
+    /// On object storage, the ETag of the manifest as this run last read or wrote it: each
+    /// rewrite is conditional on it, so that a manifest another writer replaced is never
+    /// overwritten.
+    manifest_tag: Mutex<Option<String>>,
+    /// Set when this run's lock on an output prefix was taken over (its heartbeat could not
+    /// refresh it): the run stops at its next manifest write.
+    #[cfg(feature = "s3")]
+    lock_lost: Arc<AtomicBool>,
 }
 
 impl Batch {
@@ -160,19 +184,31 @@ impl Batch {
     /// without shards, an output folder that is the input folder, and two shards that would
     /// write the same name.
     pub fn new(config: Config, folders: Folders) -> Result<Batch> {
-        let in_dir = &folders.input;
-        let shards = list_shards(in_dir)
-            .map_err(|e| Error::at(format!("{}: cannot list the shards", in_dir.display()), e))?;
+        let input = Place::parse(&folders.input)?;
+        let output = Place::parse(&folders.output)?;
+        // An object store's error names the prefix already.
+        let shards = input.shards().map_err(|e| {
+            if input.is_remote() {
+                Error::Io(e)
+            } else {
+                Error::at(format!("{input}: cannot list the shards"), e)
+            }
+        })?;
         if shards.is_empty() {
+            let what = if input.is_remote() {
+                "objects"
+            } else {
+                "files"
+            };
             return Err(Error::Refused(format!(
-                "{}: no shards (files named *.jsonl, *.jsonl.zst or *.jsonl.gz)",
-                in_dir.display()
+                "{input}: no shards ({what} named *.jsonl, *.jsonl.zst or *.jsonl.gz)"
             )));
         }
-        if let (Ok(a), Ok(b)) = (fs::canonicalize(in_dir), fs::canonicalize(&folders.output)) {
-            if a == b {
-                return Err(Error::Refused("batch: --out must not be the input folder (the outputs are named like the shards)".into()));
-            }
+        if input.same_as(&output) {
+            return Err(Error::Refused(
+                "batch: --out must not be the input folder (the outputs are named like the shards)"
+                    .into(),
+            ));
         }
         let suffix = config.compress.map(Compress::suffix);
         let outputs: Vec<_> = shards
@@ -187,8 +223,13 @@ impl Batch {
         Ok(Batch {
             config,
             folders,
+            input,
+            output,
             shards,
             outputs,
+            manifest_tag: Mutex::new(None),
+            #[cfg(feature = "s3")]
+            lock_lost: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -218,7 +259,7 @@ impl Batch {
     }
 
     fn out(&self, name: &str) -> PathBuf {
-        self.folders.output.join(name)
+        self.output.join(name)
     }
 
     /// Ends a run or an assembly: with every shard done, writes the merged books to
@@ -228,7 +269,7 @@ impl Batch {
         let (merged, done) = manifest.merged();
         let summary_path = self.out(SUMMARY);
         if done < manifest.shards.len() {
-            lock::remove_if_there(&summary_path)?;
+            self.output.remove(SUMMARY)?;
             let not_done: Vec<_> = manifest
                 .shards
                 .iter()
@@ -258,12 +299,14 @@ impl Batch {
     }
 }
 
-/// `batch --status DIR`: the manifest in `dir`, refused when there is none.
+/// `batch --status DIR`: the manifest in `dir` (a folder or an `s3://` prefix), refused when
+/// there is none.
 pub fn status(dir: &Path) -> Result<Manifest> {
-    manifest::load(&dir.join(MANIFEST))?.ok_or_else(|| {
-        Error::Refused(format!(
-            "{}: no manifest (no batch run has written there)",
-            dir.display()
-        ))
-    })
+    let place = Place::parse(dir)?;
+    let Some((bytes, _)) = place.read(MANIFEST)? else {
+        return Err(Error::Refused(format!(
+            "{place}: no manifest (no batch run has written there)"
+        )));
+    };
+    manifest::parse(&bytes, &place.join(MANIFEST))
 }

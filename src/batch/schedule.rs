@@ -3,7 +3,6 @@
 //! wrote, says how it went and records it in the manifest, no more often than a tenth of the
 //! time allows ([`Recorder`]).
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -12,7 +11,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::Receiver;
 
 use super::manifest::{Entry, Manifest, State, SUMMARY};
-use super::{lock, Batch, Command, Compress, Error, Event, Observer, Result};
+use super::{Batch, Command, Compress, Error, Event, Observer, Result};
 use crate::io::{OutputCompression, OutputFile};
 use crate::pipeline::{self, LineOperation, Outputs, PipelineOptions, Source, Summary};
 
@@ -20,6 +19,8 @@ use crate::pipeline::{self, LineOperation, Outputs, PipelineOptions, Source, Sum
 pub(super) struct Written {
     summary: Summary,
     files: [OutputFile; 3],
+    /// The BLAKE3 hash of the shard's bytes as read.
+    blake3: String,
 }
 
 impl Batch {
@@ -36,7 +37,7 @@ impl Batch {
             .filter(|&i| !matches!(manifest.shards[i].state, State::Done { .. }))
             .collect();
         if !todo.is_empty() {
-            lock::remove_if_there(&self.out(SUMMARY))?;
+            self.output.remove(SUMMARY)?;
         }
         self.write_manifest(&manifest)?;
 
@@ -136,19 +137,30 @@ impl Batch {
 
     /// Commits what a shard's run wrote: its entry done, or failed with nothing in place.
     pub(super) fn settle(&self, i: usize, pending: Entry, written: Result<Written>) -> Entry {
-        let committed = written.and_then(|Written { summary, files }| {
-            crate::io::commit_all(files)?;
-            Ok(summary)
-        });
-        Entry {
-            state: match committed {
-                Ok(summary) => State::Done {
+        let committed = written.and_then(
+            |Written {
+                 summary,
+                 files,
+                 blake3,
+             }| {
+                crate::io::commit_all(files)?;
+                Ok((summary, blake3))
+            },
+        );
+        match committed {
+            // A file's hash is the one planned; an object's is known only now.
+            Ok((summary, blake3)) => Entry {
+                blake3,
+                state: State::Done {
                     outputs: self.outputs[i].names().map(str::to_owned).to_vec(),
                     summary,
                 },
-                Err(e) => State::Failed { error: e.chain() },
+                ..pending
             },
-            ..pending
+            Err(e) => Entry {
+                state: State::Failed { error: e.chain() },
+                ..pending
+            },
         }
     }
 
@@ -178,19 +190,20 @@ impl Batch {
         let mut rejects = open(&names.rejects, self.config.compress)?;
         let mut summary_file = open(&names.summary, Some(Compress::None))?;
         crate::io::between_reads(&shard.path);
-        let file = File::open(&shard.path)
+        let opened = self
+            .input
+            .open(shard)
             .map_err(|e| Error::at(format!("{}: cannot open", shard.name), e))?;
         // The bytes read are hashed as they are read: the manifest must never record the
-        // hash of other bytes than the ones the outputs were made from.
+        // hash of other bytes than the ones the outputs were made from. The reader is shared
+        // so that what the pipeline leaves unread is hashed from where it stopped.
         let read = Arc::new(Mutex::new((blake3::Hasher::new(), 0u64)));
-        let rest = file
-            .try_clone()
-            .map_err(|e| Error::at(format!("{}: cannot open", shard.name), e))?;
+        let shared = Arc::new(Mutex::new(opened));
         // Named by its file name, not its path: the records are the same from any folder.
         let source = Source::Reader {
             name: shard.name.clone(),
             reader: Box::new(Hashing {
-                inner: file,
+                inner: Arc::clone(&shared),
                 read: Arc::clone(&read),
             }),
         };
@@ -217,16 +230,22 @@ impl Batch {
         summary.write_json(&mut summary_file)?;
         // The bytes run must be the bytes hashed: a shard rewritten meanwhile is not done. What
         // the reader left unread (past a compressed stream's end) is hashed from where it
-        // stopped: the clone shares the file's position.
+        // stopped.
         let mut hashing = Hashing {
-            inner: rest,
+            inner: shared,
             read: Arc::clone(&read),
         };
         io::copy(&mut hashing, &mut io::sink())
             .map_err(|e| Error::at(format!("{}: cannot read", shard.name), e))?;
         let (hasher, size) = &*read.lock().unwrap_or_else(|e| e.into_inner());
         let blake3 = hasher.finalize().to_hex();
-        if (*size, blake3.as_str()) != (planned.size, planned.blake3.as_str()) {
+        // An object was planned without its hash: every range was read under the ETag listed
+        // (`If-Match`), so its size is what remains to check.
+        let planned_hash = match planned.e_tag {
+            Some(_) => blake3.as_str(),
+            None => planned.blake3.as_str(),
+        };
+        if (*size, blake3.as_str()) != (planned.size, planned_hash) {
             return Err(Error::Refused(format!(
                 "{}: changed between its hashing and its reading ({} bytes hashed, {size} \
                  read, another BLAKE3): not done, run again",
@@ -236,19 +255,24 @@ impl Batch {
         Ok(Written {
             summary,
             files: [lines, rejects, summary_file],
+            blake3: blake3.to_string(),
         })
     }
 }
 
 /// A shard's reader that hashes what it reads (BLAKE3 and the byte count).
 struct Hashing {
-    inner: File,
+    inner: Arc<Mutex<Box<dyn Read + Send>>>,
     read: Arc<Mutex<(blake3::Hasher, u64)>>,
 }
 
 impl Read for Hashing {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
+        let n = self
+            .inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .read(buf)?;
         let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
         read.0.update(&buf[..n]);
         read.1 += n as u64;

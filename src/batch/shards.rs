@@ -10,6 +10,11 @@ use super::manifest::{MANIFEST, SUMMARY};
 /// The endings a shard's name may have: JSON Lines, plain or compressed.
 const SHARD_ENDINGS: [&str; 3] = [".jsonl", ".jsonl.zst", ".jsonl.gz"];
 
+/// Whether a file named `name` is a shard, by its ending.
+pub(crate) fn is_shard_name(name: &str) -> bool {
+    SHARD_ENDINGS.iter().any(|e| name.ends_with(e))
+}
+
 /// One input file of a folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shard {
@@ -19,6 +24,8 @@ pub struct Shard {
     pub path: PathBuf,
     /// Its stored (compressed) size in bytes.
     pub size: u64,
+    /// An object's ETag as listed (empty when the store gives none); `None` for a file.
+    pub e_tag: Option<String>,
 }
 
 /// The shards of `dir`, sorted by name (byte order): its files named `*.jsonl`,
@@ -40,7 +47,7 @@ pub fn list_shards(dir: &Path) -> io::Result<Vec<Shard>> {
                 entry.path().display()
             )));
         };
-        if name.starts_with('.') || !SHARD_ENDINGS.iter().any(|e| name.ends_with(e)) {
+        if name.starts_with('.') || !is_shard_name(name) {
             continue;
         }
         let path = entry.path();
@@ -59,6 +66,7 @@ pub fn list_shards(dir: &Path) -> io::Result<Vec<Shard>> {
             name: name.to_owned(),
             path,
             size,
+            e_tag: None,
         });
     }
     shards.sort_by(|a, b| a.name.cmp(&b.name));

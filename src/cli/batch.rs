@@ -25,12 +25,12 @@ use super::{CompressArg, InputArgs, Outcome, OutputArgs};
 #[derive(Args, Debug)]
 pub struct BatchArgs {
     /// Print the progress recorded in DIR's manifest (shards done, bytes, lines, rejected)
-    /// without reading any input, and exit.
+    /// without reading any input, and exit. DIR may be an s3://BUCKET/PREFIX/.
     #[arg(long, value_name = "DIR", exclusive = true)]
     status: Option<PathBuf>,
 
-    /// The output folder (made if missing): per shard its lines, rejects and summary, and
-    /// manifest.json and summary.json. Not the input folder.
+    /// The output folder (made if missing) or s3://BUCKET/PREFIX/: per shard its lines,
+    /// rejects and summary, and manifest.json and summary.json. Not the input folder.
     #[arg(long, value_name = "DIR", global = true)]
     out: Option<PathBuf>,
 
@@ -244,6 +244,7 @@ impl Observer for Say<'_> {
             Event::TemporaryFilesRemoved(n) => super::say(format_args!(
                 "removed {n} temporary files a stopped run left"
             )),
+            Event::StaleLockTakenOver(what) => super::say(format_args!("{what}")),
             Event::Vanished(name) => super::say(format_args!(
                 "{name}: no longer in {}: its outputs are removed",
                 self.in_dir.display()

@@ -130,3 +130,89 @@ fn the_spark_runner_writes_what_batch_writes() {
     assert!(stderr(&o).contains("nothing to run"), "{}", stderr(&o));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Over `s3://` prefixes (no shared file system): the driver lists through the binary, each
+/// task reads and writes object storage itself, and what it writes is what `batch` over the
+/// same prefix writes, byte for byte (`seconds` aside). The moto environment reaches the
+/// executors by inheritance (local mode).
+#[cfg(feature = "s3")]
+#[test]
+fn the_spark_runner_over_s3_writes_what_batch_over_s3_writes() {
+    let found = missing().map_or(Ok(()), Err);
+    if need_or_skip(found, "the Spark runner's test (pyspark and Java)").is_none() {
+        return;
+    }
+    let Some(s3) = common::s3::server() else {
+        return;
+    };
+    let bucket = s3.bucket("spark");
+    for (i, count) in [300u32, 200, 250].into_iter().enumerate() {
+        let lines = common::gen_lines(count as usize, i as u64, Some(1), 0.05);
+        let name = format!("in/part-{i:04}.jsonl.zst");
+        s3.put(&bucket, &name, &zstd::encode_all(&lines[..], 3).unwrap());
+    }
+    s3.put(
+        &bucket,
+        "in/plain.jsonl",
+        &run(&["gen", "--count", "50"], b"").stdout,
+    );
+    s3.put(&bucket, "in/deeper/not-a-shard.jsonl", b"not json\n");
+    let input = format!("s3://{bucket}/in");
+
+    let o = s3
+        .bin()
+        .args(["batch", "migrate", "-q", "--to", "2", &input, "--out"])
+        .arg(format!("s3://{bucket}/local/"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/spark/rdq_spark.py");
+    let mut python = Command::new("python3");
+    s3.env(&mut python);
+    let o = python
+        .arg(script)
+        .args([
+            "--binary",
+            env!("CARGO_BIN_EXE_rdq-envelope"),
+            "--master",
+            "local[2]",
+            "--record-every",
+            "0",
+        ])
+        .arg(&input)
+        .arg(format!("s3://{bucket}/spark"))
+        .args(["--", "migrate", "--to", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+
+    let under = |prefix: &str| -> Vec<String> {
+        s3.keys(&bucket, prefix)
+            .into_iter()
+            .map(|k| k[prefix.len()..].to_owned())
+            .collect()
+    };
+    let (local, spark) = (under("local/"), under("spark/"));
+    assert_eq!(spark, local, "the same objects, and no lock left");
+    assert_eq!(local.len(), 4 * 3 + 2);
+    for name in &local {
+        let a = s3.get(&bucket, &format!("local/{name}")).unwrap();
+        let b = s3.get(&bucket, &format!("spark/{name}")).unwrap();
+        if name.ends_with(".json") {
+            assert_eq!(without_seconds(&a), without_seconds(&b), "{name}");
+        } else {
+            assert!(a == b, "{name} differs");
+        }
+    }
+
+    // A rerun by `batch` over the runner's prefix finds every shard done.
+    let o = s3
+        .bin()
+        .args(["batch", "migrate", "--to", "2", &input, "--out"])
+        .arg(format!("s3://{bucket}/spark/"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nothing to run"), "{}", stderr(&o));
+}

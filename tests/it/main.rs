@@ -3,6 +3,8 @@
 
 mod chokaq;
 mod cli_batch;
+#[cfg(feature = "s3")]
+mod cli_batch_s3;
 mod cli_batch_spark;
 mod cli_conventions;
 mod cli_dedupe;

@@ -19,6 +19,9 @@ pub struct Listed {
     pub key: String,
     /// Its size in bytes.
     pub size: u64,
+    /// Its ETag, when the store gives one (`batch` records it: the same key, size and ETag is
+    /// the same object, without reading it).
+    pub e_tag: Option<String>,
 }
 
 /// Every object under `prefix` (a key ending in `/`, or empty for the whole bucket), at any
@@ -35,6 +38,7 @@ pub fn list(bucket: &str, prefix: &str) -> io::Result<Vec<Listed>> {
         .map(|meta| Listed {
             key: meta.location.to_string(),
             size: meta.size,
+            e_tag: meta.e_tag,
         })
         .collect();
     listed.sort_by(|a, b| a.key.cmp(&b.key));
@@ -100,4 +104,36 @@ pub fn delete(bucket: &str, key: &str) -> io::Result<()> {
         Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
         Err(e) => Err(named(&url, &e)),
     }
+}
+
+/// Objects a run holds only while it lives (a `batch` lock), removed by a signal's handler
+/// through [`super::abort_live_uploads`] so that the next run need not wait for them to go
+/// stale.
+static HELD: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+
+fn held() -> std::sync::MutexGuard<'static, Vec<(String, String)>> {
+    HELD.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Marks `s3://bucket/key` as held by this run: a signal that ends it removes the object.
+pub fn remove_on_signal(bucket: &str, key: &str) {
+    held().push((bucket.to_owned(), key.to_owned()));
+}
+
+/// Forgets an object marked by [`remove_on_signal`] (the run releases it itself).
+pub fn keep_on_signal(bucket: &str, key: &str) {
+    held().retain(|(b, k)| (b.as_str(), k.as_str()) != (bucket, key));
+}
+
+/// Removes every object held, for a signal's handler: the futures it waits for.
+pub(super) fn release_held() -> Vec<impl std::future::Future<Output = ()>> {
+    held()
+        .drain(..)
+        .filter_map(|(bucket, key)| {
+            let store = store::s3(&bucket).ok()?;
+            Some(async move {
+                let _ = store.delete(&object_path(&key)).await;
+            })
+        })
+        .collect()
 }

@@ -48,16 +48,24 @@ fn live() -> std::sync::MutexGuard<'static, Vec<Live>> {
 /// Aborts every multipart upload this process has open, waiting at most 10 s in all. For a
 /// signal handler, just before the process ends, after it holds the lock of the commit (see
 /// [`crate::io::remove_live_temporary_files`]): no upload is completed after this.
+///
+/// It also removes the objects the run holds only while it lives (a `batch` lock: see
+/// `objects::remove_on_signal`).
 pub fn abort_live_uploads() {
     let uploads: Vec<Live> = live().drain(..).collect();
-    if uploads.is_empty() {
+    let released = super::objects::release_held();
+    if uploads.is_empty() && released.is_empty() {
         return;
     }
     let aborts = uploads.into_iter().map(|up| async move {
         let _ = up.store.abort_multipart(&up.path, &up.id).await;
     });
     store::block_on(async {
-        let _ = tokio::time::timeout(ABORT_WAIT, futures_util::future::join_all(aborts)).await;
+        let both = async {
+            futures_util::future::join_all(aborts).await;
+            futures_util::future::join_all(released).await;
+        };
+        let _ = tokio::time::timeout(ABORT_WAIT, both).await;
     });
 }
 
