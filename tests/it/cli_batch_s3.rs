@@ -276,11 +276,7 @@ fn a_manifest_replaced_behind_the_runs_back_stops_it() {
     // The test hook runs before each shard is read, after the run wrote its first manifest:
     // another writer replaces it then.
     let other = b"{\"format_version\":2,\"other\":true}\n";
-    let replace = format!(
-        "curl -s -o /dev/null -X PUT -H 'x-amz-acl: public-read' -H 'Content-Type: application/octet-stream' --data-binary '{}' {}/{bucket}/out/manifest.json",
-        String::from_utf8_lossy(other),
-        s3.endpoint()
-    );
+    let replace = s3.put_command(&bucket, "out/manifest.json", other);
     let o = s3
         .bin()
         .args(["batch", "validate", &input, "--out", &out])
@@ -374,8 +370,8 @@ fn a_run_whose_lock_is_taken_over_stops() {
         unix_now()
     );
     let replace = format!(
-        "curl -s -o /dev/null -X PUT -H 'x-amz-acl: public-read' -H 'Content-Type: application/octet-stream' --data-binary '{taker}' {}/{bucket}/out/.rdq-batch.lock; sleep 1",
-        s3.endpoint()
+        "{}; sleep 1",
+        s3.put_command(&bucket, "out/.rdq-batch.lock", taker.as_bytes())
     );
     let o = s3
         .bin()
@@ -417,11 +413,13 @@ fn a_signal_removes_the_lock_and_aborts_the_uploads() {
         .spawn()
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while s3.get(&bucket, "out/.rdq-batch.lock").is_none() && std::time::Instant::now() < deadline
-    {
+    while s3.get(&bucket, "out/.rdq-batch.lock").is_none() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    assert!(s3.get(&bucket, "out/.rdq-batch.lock").is_some(), "the run took its lock");
+    assert!(
+        s3.get(&bucket, "out/.rdq-batch.lock").is_some(),
+        "the run took its lock"
+    );
     let sent = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -433,7 +431,11 @@ fn a_signal_removes_the_lock_and_aborts_the_uploads() {
         s3.get(&bucket, "out/.rdq-batch.lock").is_none(),
         "a stopped run leaves no lock to wait for"
     );
-    assert!(s3.open_uploads(&bucket).is_empty(), "{:?}", s3.open_uploads(&bucket));
+    assert!(
+        s3.open_uploads(&bucket).is_empty(),
+        "{:?}",
+        s3.open_uploads(&bucket)
+    );
     // So the next run goes at once.
     let o = run(s3, &["batch", "validate", &input, "--out", &out]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));

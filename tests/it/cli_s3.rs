@@ -605,12 +605,7 @@ fn an_object_replaced_between_two_reads_is_told() {
     let local = crate::common::run(&["dedupe", "-q", "--keep", "newest"], &lines);
     assert_eq!(out.stdout, local.stdout);
     // Replaced between the reads (the test hook runs between them).
-    let replace = format!(
-        "python3 -c \"import urllib.request as u; \
-         u.urlopen(u.Request('{}/{bucket}/a.jsonl', data=b'{{}}\\n', method='PUT', \
-         headers={{'x-amz-acl': 'public-read'}}))\"",
-        s3.endpoint()
-    );
+    let replace = s3.put_command(&bucket, "a.jsonl", b"{}\n");
     let out = s3
         .bin()
         .env("RDQ_ENVELOPE_TEST_BETWEEN_READS", &replace)

@@ -221,6 +221,20 @@ impl S3 {
         Answer { status, body }
     }
 
+    /// A shell command that stores `body` at `s3://bucket/key` (for the tests' between-reads
+    /// hook, which runs a command): Python's own HTTP client, which every machine that runs
+    /// these tests has, unlike curl.
+    pub fn put_command(&self, bucket: &str, key: &str, body: &[u8]) -> String {
+        let hex: String = body.iter().map(|b| format!("{b:02x}")).collect();
+        format!(
+            "python3 -c \"import urllib.request as u; u.urlopen(u.Request('{}/{bucket}/{}', \
+             data=bytes.fromhex('{hex}'), method='PUT', headers={{'x-amz-acl': 'public-read', \
+             'Content-Type': 'application/octet-stream'}}))\"",
+            self.endpoint(),
+            encode(key)
+        )
+    }
+
     /// A new, empty bucket with a name no other test has.
     pub fn bucket(&self, hint: &str) -> String {
         static N: AtomicUsize = AtomicUsize::new(0);
