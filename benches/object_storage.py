@@ -16,6 +16,7 @@ anywhere but 127.0.0.1. The binary needs the `s3` feature
 import argparse
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -122,11 +123,19 @@ def main():
         print(f"server: {args.server}; corpus {size / 1e6:.0f} MB, {args.rounds} rounds, "
               f"validate -j2 -q -o /dev/null")
         results = {}
+        curl = shutil.which("curl")
         for label, disk, url in cases:
             for r in range(args.rounds):
                 for kind, path in (("disk", disk), ("s3", url)):
                     seconds, rss = timed([args.bin, "validate", "-j2", "-q", "-o", "/dev/null", path], env)
                     results.setdefault((label, kind), []).append((seconds, rss))
+                if curl:
+                    # The server's own speed: one signed GET of the object, to /dev/null.
+                    key = url.split("/", 3)[3]
+                    seconds, rss = timed([curl, "-sf", "--aws-sigv4", "aws:amz:us-east-1:s3",
+                                          "--user", f"{keys[0]}:{keys[1]}", "-o", "/dev/null",
+                                          f"http://127.0.0.1:{port}/{bucket}/{key}"], env)
+                    results.setdefault((label, "curl"), []).append((seconds, rss))
         for label, _, _ in cases:
             disk = results[(label, "disk")]
             s3 = results[(label, "s3")]
@@ -137,6 +146,11 @@ def main():
                   f"ratio s3/disk {statistics.median(ratios):.2f} (rounds: "
                   f"{', '.join(f'{r:.2f}' for r in ratios)})  peak RSS disk "
                   f"{max(m for _, m in disk) / 1024:.0f} MiB, s3 {max(m for _, m in s3) / 1024:.0f} MiB")
+            if (label, "curl") in results:
+                stored = os.path.getsize(dict((c[0], c[1]) for c in cases)[label])
+                c_med = statistics.median(t for t, _ in results[(label, "curl")])
+                print(f"{'':6} the server alone (curl, one GET of the {stored / 1e6:.0f} MB stored): "
+                      f"{c_med:.2f} s against validate's {s_med:.2f} s from s3")
     finally:
         proc.terminate()
         proc.wait()
