@@ -7,11 +7,24 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::cli_batch_spark::names;
 use crate::common::s3::{server, S3};
 use crate::common::{gen_lines, scratch, stderr, stdout, without_seconds};
 
 fn zstd(bytes: &[u8]) -> Vec<u8> {
     zstd::stream::encode_all(bytes, 3).unwrap()
+}
+
+/// `batch validate INPUT --out OUT` with `hook` run before each shard is read (the test builds'
+/// between-reads hook), and `env` beside it.
+fn batch_with_hook(s3: &S3, input: &str, out: &str, hook: &str, env: &[(&str, &str)]) -> Output {
+    s3.bin()
+        .args(["batch", "validate", input, "--out", out])
+        .env("RDQ_ENVELOPE_TEST_BETWEEN_READS", hook)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
 }
 
 /// Runs the configured binary with `args` (standard input empty).
@@ -47,17 +60,6 @@ fn both(s3: &S3, name: &str) -> (std::path::PathBuf, String) {
         s3.put(&bucket, &format!("in/{name}"), &bytes);
     }
     (dir, bucket)
-}
-
-/// The names of the files in `dir`, hidden ones left out, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<_> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| !n.starts_with('.'))
-        .collect();
-    names.sort();
-    names
 }
 
 /// The manifest without what only an object's entry has (`"etag":"..."`).
@@ -277,13 +279,7 @@ fn a_manifest_replaced_behind_the_runs_back_stops_it() {
     // another writer replaces it then.
     let other = b"{\"format_version\":2,\"other\":true}\n";
     let replace = s3.put_command(&bucket, "out/manifest.json", other);
-    let o = s3
-        .bin()
-        .args(["batch", "validate", &input, "--out", &out])
-        .env("RDQ_ENVELOPE_TEST_BETWEEN_READS", replace)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let o = batch_with_hook(s3, &input, &out, &replace, &[]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains(&format!(
@@ -373,14 +369,13 @@ fn a_run_whose_lock_is_taken_over_stops() {
         "{}; sleep 1",
         s3.put_command(&bucket, "out/.rdq-batch.lock", taker.as_bytes())
     );
-    let o = s3
-        .bin()
-        .args(["batch", "validate", &input, "--out", &out])
-        .env("RDQ_ENVELOPE_TEST_BETWEEN_READS", replace)
-        .env("RDQ_ENVELOPE_TEST_LOCK_HEARTBEAT_MS", "50")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let o = batch_with_hook(
+        s3,
+        &input,
+        &out,
+        &replace,
+        &[("RDQ_ENVELOPE_TEST_LOCK_HEARTBEAT_MS", "50")],
+    );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains(&format!(

@@ -28,7 +28,24 @@ fn missing() -> Option<String> {
     }
 }
 
-fn names(dir: &Path) -> Vec<String> {
+/// `python` running the Spark runner on this test build's binary in `local[2]` mode, recording
+/// the manifest after every shard (as a long run does every 30 s); the folders and the command
+/// follow.
+fn spark_runner(mut python: Command) -> Command {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/spark/rdq_spark.py");
+    python.arg(script).args([
+        "--binary",
+        env!("CARGO_BIN_EXE_rdq-envelope"),
+        "--master",
+        "local[2]",
+        "--record-every",
+        "0",
+    ]);
+    python
+}
+
+/// The names in `dir`, hidden ones (the lock, temporary files) left out, sorted.
+pub(crate) fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<_> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -83,18 +100,7 @@ fn the_spark_runner_writes_what_batch_writes() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 
     let spark = dir.join("spark");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/spark/rdq_spark.py");
-    let o = Command::new("python3")
-        .arg(script)
-        .args([
-            "--binary",
-            env!("CARGO_BIN_EXE_rdq-envelope"),
-            "--master",
-            "local[2]",
-            // Record the manifest after every shard, as a long run does every 30 s.
-            "--record-every",
-            "0",
-        ])
+    let o = spark_runner(Command::new("python3"))
         .arg(&input)
         .arg(&spark)
         .args(["--", "migrate", "--to", "2"])
@@ -167,19 +173,9 @@ fn the_spark_runner_over_s3_writes_what_batch_over_s3_writes() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/spark/rdq_spark.py");
     let mut python = Command::new("python3");
     s3.env(&mut python);
-    let o = python
-        .arg(script)
-        .args([
-            "--binary",
-            env!("CARGO_BIN_EXE_rdq-envelope"),
-            "--master",
-            "local[2]",
-            "--record-every",
-            "0",
-        ])
+    let o = spark_runner(python)
         .arg(&input)
         .arg(format!("s3://{bucket}/spark"))
         .args(["--", "migrate", "--to", "2"])
