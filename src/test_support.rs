@@ -257,7 +257,8 @@ pub fn in_ci() -> bool {
 
 /// The one rule for what a test needs from outside the crate (a program, a Python module, a
 /// corpus folder): `found` is what the caller found, or what is absent. Found, it is returned.
-/// Absent outside CI, this prints `skipped: ...` and returns `None`, and the test returns.
+/// Absent outside CI, this prints `skipped: ...` (on the process's standard error, past the test
+/// harness's capture, so `cargo test` shows it) and returns `None`, and the test returns.
 /// Absent under CI ([`in_ci`]), it panics: `.ci/run` installs every tool a test needs, and a
 /// test that checks nothing must not pass there.
 pub fn need_or_skip<T>(found: Result<T, String>, what_for: &str) -> Option<T> {
@@ -265,7 +266,11 @@ pub fn need_or_skip<T>(found: Result<T, String>, what_for: &str) -> Option<T> {
         Ok(found) => Some(found),
         Err(absent) if in_ci() => panic!("CI must run {what_for} (.ci/run installs it): {absent}"),
         Err(absent) => {
-            eprintln!("skipped: {what_for}: {absent}");
+            // Straight to the process's standard error, not through `eprintln!`: the test
+            // harness captures the macros' output of a test that passes, and a suite that ran
+            // nothing must be seen where `cargo test` is run.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "skipped: {what_for}: {absent}");
             None
         }
     }
