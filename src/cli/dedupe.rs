@@ -47,6 +47,7 @@ pub fn run(args: DedupeArgs) -> anyhow::Result<Outcome> {
             // signal handler; a regular file that changes between the reads is refused.
             let dropped = args.dropped.as_deref().map(|p| ("--dropped", p));
             run::check_usage(&args.input, &args.output, dropped)?;
+            run::say_if_reading_a_terminal(&args.input.files, args.output.quiet);
             let inputs = Rereadable::new(sources(&args.input.files))?;
             let scan = DedupeScan::new(rules()?, args.input.max_line_bytes);
             let mut options = PipelineOptions::default();

@@ -58,7 +58,7 @@ pub fn run_then<Op: LineOperation>(
         primary_lines: None,
         settle: |_: &mut Summary, _: &Op::Total| Notes::default(),
     };
-    let sources = sources(&input.files);
+    let sources = (sources(&input.files), true);
     run_full(
         op, sources, input, output, secondary, messages, settled, epilogue,
     )
@@ -78,8 +78,16 @@ pub fn run_sources_then<Op: LineOperation>(
         primary_lines: None,
         settle: |_: &mut Summary, _: &Op::Total| Notes::default(),
     };
+    // Read from elsewhere already (standard input spilled): nothing to say about a terminal.
     run_full(
-        op, sources, input, output, secondary, false, settled, epilogue,
+        op,
+        (sources, false),
+        input,
+        output,
+        secondary,
+        false,
+        settled,
+        epilogue,
     )
 }
 
@@ -115,7 +123,7 @@ pub fn run_settled<Op: LineOperation>(
     };
     run_full(
         op,
-        sources(&input.files),
+        (sources(&input.files), true),
         input,
         output,
         None,
@@ -128,7 +136,7 @@ pub fn run_settled<Op: LineOperation>(
 #[allow(clippy::too_many_arguments)]
 fn run_full<Op: LineOperation>(
     op: &Op,
-    sources: Vec<Source>,
+    (sources, reads_the_files): (Vec<Source>, bool),
     input: &InputArgs,
     output: &OutputArgs,
     secondary: Secondary<'_>,
@@ -159,6 +167,9 @@ fn run_full<Op: LineOperation>(
         messages: messages.then(OutputFile::stderr),
     };
 
+    if reads_the_files {
+        say_if_reading_a_terminal(&input.files, output.quiet);
+    }
     let progress = Arc::new(Progress::default());
     let bar = (!output.quiet && (output.progress || !messages))
         .then(|| {
@@ -360,6 +371,23 @@ pub fn outcome(summary: &Summary) -> Outcome {
     } else {
         Outcome::Clean
     }
+}
+
+/// With no input named (or `-`) and a terminal on standard input, says on standard error what
+/// the run waits for and how to end it, before it waits: a command that sits silent on a
+/// terminal looks hung (`zstd` goes further and refuses a console on standard input; envelopes
+/// pasted into a terminal are a fair use, so this only says so). Nothing with `--quiet`.
+pub fn say_if_reading_a_terminal(files: &[PathBuf], quiet: bool) {
+    use std::io::IsTerminal;
+    let reads_stdin = files.is_empty() || files.iter().any(|f| f.as_os_str() == "-");
+    if quiet || !reads_stdin || !std::io::stdin().is_terminal() {
+        return;
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "rdq-envelope: reading envelopes from standard input (a terminal): paste JSON Lines and \
+         end with Ctrl-D, or name the files to read (rdq-envelope COMMAND FILE...)"
+    );
 }
 
 /// The inputs as streams, for [`check_aliases`]: `-` (or none at all) is standard input.

@@ -98,6 +98,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
         // Why a --payload-only match printed nothing.
         messages: Some(&mut stderr),
     };
+    run::say_if_reading_a_terminal(&args.input.files, false);
     let (books, by_reference) =
         pipeline::run(run::sources(&args.input.files), &op, options, outputs, None)?;
     rdq_envelope::io::commit_all([stdout, stderr])?;

@@ -525,3 +525,61 @@ fn dev_stdout_is_written_directly_whatever_stdout_is() {
         format!("kept\n{input}")
     );
 }
+
+/// Issue 33: with no input named and a terminal on standard input, the run says what it waits
+/// for and how to end it, before it waits (a silent command on a terminal looks hung); not with
+/// `-q`, and not when a file is named. The terminal is a pty made by `script`.
+#[test]
+fn a_terminal_on_standard_input_is_told_how_to_end_it() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    if crate::common::tool_or_skip(&["script"], "a terminal made by `script`").is_none() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_rdq-envelope");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/dlq-sample.jsonl.zst");
+    let hint = "reading envelopes from standard input (a terminal)";
+    for (args, told) in [
+        ("validate -o /dev/null", true),
+        ("validate -q -o /dev/null", false),
+        ("validate -o /dev/null -", true),
+        (&*format!("validate -o /dev/null {sample}") as &str, false),
+    ] {
+        let mut child = Command::new("script")
+            .args(["-qec", &format!("{bin} {args}"), "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut all = Vec::new();
+            let _ = stdout.read_to_end(&mut all);
+            all
+        });
+        // Time for the command to start and (maybe) speak, then standard input ends: `script`
+        // ends the terminal's input when its own ends.
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        let _ = stdin.write_all(b"\x04");
+        drop(stdin);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{args}: still waiting after Ctrl-D");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let text = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
+        assert!(matches!(status.code(), Some(0 | 1)), "{args}: {text}");
+        assert_eq!(text.contains(hint), told, "{args}: {text:?}");
+        if told {
+            assert!(text.contains("end with Ctrl-D"), "{text:?}");
+        }
+    }
+}
