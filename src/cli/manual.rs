@@ -29,9 +29,29 @@ pub struct ManArgs {
 pub fn completions(args: CompletionsArgs) -> anyhow::Result<Outcome> {
     let mut command = Cli::command();
     let mut out = Vec::new();
-    clap_complete::generate(args.shell, &mut command, "rdq-envelope", &mut out);
+    clap_complete::generate(args.shell, &mut command, BIN_NAME, &mut out);
+    if args.shell == clap_complete::Shell::Bash {
+        out = bash_labels_matching_the_walk(out);
+    }
     std::io::stdout().write_all(&out)?;
     Ok(Outcome::Clean)
+}
+
+const BIN_NAME: &str = "rdq-envelope";
+
+/// clap_complete's bash script walks the words typed and sets `cmd` to the bin name with `-`
+/// written `__` (`rdq__envelope__subcmd__stats`), but labels each subcommand's case with the
+/// bin name's `-` written `__subcmd__` (`rdq__subcmd__envelope__subcmd__stats`): no label
+/// matches, and nothing after the subcommand completes. The labels are rewritten to the
+/// walk's spelling, the only one the script's other lines use.
+fn bash_labels_matching_the_walk(script: Vec<u8>) -> Vec<u8> {
+    let script = match String::from_utf8(script) {
+        Ok(script) => script,
+        Err(not_utf8) => return not_utf8.into_bytes(),
+    };
+    let label = format!("{}__subcmd__", BIN_NAME.replace('-', "__subcmd__"));
+    let walk = format!("{}__subcmd__", BIN_NAME.replace('-', "__"));
+    script.replace(&label, &walk).into_bytes()
 }
 
 pub fn man(args: ManArgs) -> anyhow::Result<Outcome> {
