@@ -243,7 +243,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l sum
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l format -d 'The file format (default: from the -o name, .csv, .tsv or .parquet, else CSV)' -r -f -a "csv\t'Comma-separated values (RFC 4180), with a header row'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l format -d 'The file format (default: from the -o name, .csv, .tsv or .parquet, else CSV; another ending needs --format)' -r -f -a "csv\t'Comma-separated values (RFC 4180), with a header row'
 tsv\t'Tab-separated values, with a header row'
 parquet\t'Apache Parquet: typed columns, zstd-compressed'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l fields -d 'The columns, comma-separated, from: id, envelope_version, queue, handler_ref, handler_version, status, attempt_count, redrive_count, created_at, next_attempt_at, lease_expires_at, payload_content_type, payload_bytes, source, header.KEY, last.outcome, last.error.type, last.error.message, last.started_at, last.finished_at, fingerprint [default: id, queue, handler_ref, status, attempt_count, redrive_count, created_at, last.outcome, last.error.type, last.error.message, last.finished_at, fingerprint]' -r
@@ -274,7 +274,7 @@ error_type\t''
 outcome\t''
 day\t''
 fingerprint\t'The last error\'s fingerprint (docs/cli.md#fingerprints)'"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l format -d 'table: aligned tables with bar charts, for people; json: one object, stable for scripts; html: a self-contained triage report with charts (queues, statuses and fingerprints beside --by), to mail or attach to an incident' -r -f -a "table\t''
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l format -d 'table: aligned tables with bar charts, for people; json: one object, stable for scripts; html: a self-contained triage report with charts (queues, statuses and fingerprints beside --by), to mail or attach to an incident (default: from the -o name, .txt, .json, .html or .htm, else table; another ending needs --format)' -r -f -a "table\t''
 json\t''
 html\t''"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l top -d 'How many error types (and, in the HTML report, fingerprints) to list' -r
