@@ -24,7 +24,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
     pub color: ColorArg,
 
-    /// Print nothing on standard error but errors (commands that read envelopes).
+    /// Print nothing on standard error but errors (commands that read envelopes, and gen).
     #[arg(short, long, global = true)]
     pub quiet: bool,
 

@@ -1,7 +1,6 @@
 //! `rdq-envelope export`: one row per valid envelope, as CSV, TSV or Parquet.
 
 use std::io::IsTerminal;
-use std::path::Path;
 
 use anyhow::bail;
 use clap::{Args, ValueEnum};
@@ -20,7 +19,8 @@ pub struct ExportArgs {
     #[command(flatten)]
     output: OutputArgs,
 
-    /// The file format (default: from the -o name, .csv, .tsv or .parquet, else CSV).
+    /// The file format (default: from the -o name, .csv, .tsv or .parquet, else CSV; another
+    /// ending needs --format).
     #[arg(long, value_enum, value_name = "FORMAT", ignore_case = true)]
     format: Option<FormatArg>,
 
@@ -92,36 +92,27 @@ fn parse_fields(list: &str) -> Result<Fields, String> {
     Ok(Fields(fields))
 }
 
-/// The format an output name asks for: `.csv`, `.tsv` or `.parquet`, before any `.zst` or
-/// `.gz`.
-fn format_of(path: &Path) -> Option<ExportFormat> {
-    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
-    let name = name
-        .strip_suffix(".zst")
-        .or_else(|| name.strip_suffix(".gz"))
-        .unwrap_or(&name);
-    if name.ends_with(".csv") {
-        Some(ExportFormat::Csv)
-    } else if name.ends_with(".tsv") {
-        Some(ExportFormat::Tsv)
-    } else if name.ends_with(".parquet") {
-        Some(ExportFormat::Parquet)
-    } else {
-        None
-    }
-}
-
 pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
-    let format = match args.format {
-        Some(FormatArg::Csv) => ExportFormat::Csv,
-        Some(FormatArg::Tsv) => ExportFormat::Tsv,
-        Some(FormatArg::Parquet) => ExportFormat::Parquet,
-        None => args
-            .output
-            .output
-            .as_deref()
-            .and_then(format_of)
-            .unwrap_or(ExportFormat::Csv),
+    let format = super::format_name::pick(
+        "export",
+        args.output.output.as_deref(),
+        args.format,
+        FormatArg::Csv,
+        &[
+            ("csv", FormatArg::Csv),
+            ("tsv", FormatArg::Tsv),
+            ("parquet", FormatArg::Parquet),
+        ],
+        |f| match f {
+            FormatArg::Csv => "csv",
+            FormatArg::Tsv => "tsv",
+            FormatArg::Parquet => "parquet",
+        },
+    )?;
+    let format = match format {
+        FormatArg::Csv => ExportFormat::Csv,
+        FormatArg::Tsv => ExportFormat::Tsv,
+        FormatArg::Parquet => ExportFormat::Parquet,
     };
     if format == ExportFormat::Parquet {
         check_parquet(&args.output)?;

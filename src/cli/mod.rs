@@ -7,6 +7,7 @@ mod dedupe;
 mod explain;
 mod export;
 mod filter;
+mod format_name;
 mod gen;
 mod manual;
 mod migrate;

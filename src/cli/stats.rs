@@ -28,9 +28,10 @@ pub struct StatsArgs {
 
     /// table: aligned tables with bar charts, for people; json: one object, stable for scripts;
     /// html: a self-contained triage report with charts (queues, statuses and fingerprints
-    /// beside --by), to mail or attach to an incident.
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    format: FormatArg,
+    /// beside --by), to mail or attach to an incident (default: from the -o name, .txt, .json,
+    /// .html or .htm, else table; another ending needs --format).
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
 
     /// How many error types (and, in the HTML report, fingerprints) to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
@@ -75,9 +76,26 @@ pub fn run(args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
     if args.output.line_buffered {
         bail!("--line-buffered does not go with stats: the report is written once, at the end");
     }
+    let format = super::format_name::pick(
+        "stats",
+        args.output.output.as_deref(),
+        args.format,
+        FormatArg::Table,
+        &[
+            ("txt", FormatArg::Table),
+            ("json", FormatArg::Json),
+            ("html", FormatArg::Html),
+            ("htm", FormatArg::Html),
+        ],
+        |f| match f {
+            FormatArg::Table => "table",
+            FormatArg::Json => "json",
+            FormatArg::Html => "html",
+        },
+    )?;
     let options = args.input.rule_options();
     let mut op = StatsOp::new(EnvelopeRules::new(options)?, args.by.into());
-    if args.format == FormatArg::Html {
+    if format == FormatArg::Html {
         // The report shows these whatever --by is, all counted in the one pass.
         op = op.with_overview(&[GroupBy::Status, GroupBy::Queue, GroupBy::Fingerprint]);
     }
@@ -102,7 +120,7 @@ pub fn run(args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
         None,
         false,
         |books, total, out| {
-            if args.format == FormatArg::Html {
+            if format == FormatArg::Html {
                 let context = Context {
                     inputs: &inputs,
                     top: args.top,
@@ -111,7 +129,7 @@ pub fn run(args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
                 return Ok(());
             }
             let report = op.report(&total, args.top, books);
-            match args.format {
+            match format {
                 FormatArg::Json => {
                     serde_json::to_writer(&mut *out, &report)?;
                     writeln!(out)?;

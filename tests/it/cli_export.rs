@@ -529,3 +529,59 @@ fn the_formula_count_is_the_same_for_any_job_count_and_quiet_hides_it() {
     let out = run(&["export"], format!("{}\n", DEAD.trim_end()).as_bytes());
     assert!(!stderr(&out).contains("formula"), "{}", stderr(&out));
 }
+
+/// `-o`'s name picks the format (.csv, .tsv, .parquet, before any .zst or .gz); a different
+/// --format is status 2, as is an ending that names no format without --format (`x.xlsx` once
+/// held CSV); no ending and `-` follow --format or CSV.
+#[test]
+fn the_output_name_picks_the_format_or_is_refused() {
+    let lines = gen_lines(10, 2, None, 0.0);
+    let dir = common::scratch("export-format-names");
+    let at = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    for (name, format, separator) in [
+        ("x.csv", None, ','),
+        ("x.TSV", None, '\t'),
+        ("rows", None, ','),
+        ("rows2", Some("tsv"), '\t'),
+        ("x.dat", Some("tsv"), '\t'),
+    ] {
+        let path = at(name);
+        let mut args = vec!["export", "-q", "--fields", "id,queue", "-o", &path];
+        args.extend(format.iter().flat_map(|f| ["--format", f]));
+        let out = run(&args, &lines);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let header = format!("id{separator}queue");
+        assert_eq!(text.lines().next(), Some(header.as_str()), "{name}");
+    }
+    let out = run(&["export", "-q", "-o", "-", "--fields", "id,queue"], &lines);
+    assert_eq!(stdout(&out).lines().next(), Some("id,queue"));
+    let out = run(
+        &[
+            "export", "-q", "-o", "-", "--fields", "id,queue", "--format", "tsv",
+        ],
+        &lines,
+    );
+    assert_eq!(stdout(&out).lines().next(), Some("id\tqueue"));
+    let out = run(&["export", "-q", "-o", &at("x.tsv.gz")], &lines);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    for (name, format, says) in [
+        ("bad.csv", Some("tsv"), "--format tsv does not go with the name's .csv"),
+        ("x.tsv.zst", Some("csv"), "--format csv does not go with the name's .tsv"),
+        (
+            "x.xlsx",
+            None,
+            "x.xlsx: export writes csv, tsv or parquet: name the file .csv/.tsv/.parquet or give --format",
+        ),
+        ("x.json.gz", None, "export writes csv, tsv or parquet"),
+    ] {
+        let path = at(name);
+        let mut args = vec!["export", "-q", "-o", &path];
+        args.extend(format.iter().flat_map(|f| ["--format", f]));
+        let out = run(&args, &lines);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(stderr(&out).contains(says), "{name}: {}", stderr(&out));
+        assert!(!std::path::Path::new(&path).exists(), "{name} was written");
+    }
+}

@@ -196,3 +196,87 @@ fn the_bundled_sample_is_the_recipes_gen_output() {
     assert_eq!(stdout(&checked).lines().count(), 7);
     assert!(stderr(&checked).contains("300 lines: 293 valid, 7 rejected"));
 }
+
+/// `--size`: whole lines coming to within 10% of the size (decimal and binary units), the
+/// same bytes for the same seed, and the closing line on standard error (none with -q).
+#[test]
+fn gen_size_writes_about_that_many_bytes() {
+    let args = ["gen", "--size", "2MB", "--seed", "5"];
+    let first = run(&args, b"");
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let len = first.stdout.len() as f64;
+    assert!((len - 2e6).abs() <= 2e5, "{len} bytes for 2MB");
+    assert!(first.stdout.ends_with(b"\n"));
+    let second = run(&args, b"");
+    assert!(
+        first.stdout == second.stdout,
+        "--size 2MB differs between runs"
+    );
+    let lines = stdout(&first).lines().count();
+    let closing = stderr(&first);
+    assert_eq!(
+        closing,
+        format!(
+            "rdq-envelope: wrote {} envelopes ({:.1} MB) to standard output\n",
+            rdq_envelope::report::thousands(lines as u64),
+            len / 1e6
+        )
+    );
+    let checked = run(&["validate", "-q"], &first.stdout);
+    assert_eq!(checked.status.code(), Some(0), "{}", stdout(&checked));
+
+    for (size, bytes) in [("1MiB", 1048576.0), ("300000", 3e5), ("0.5 MB", 5e5)] {
+        let out = run(&["gen", "--size", size, "-q", "--format", "chokaq"], b"");
+        assert_eq!(out.status.code(), Some(0), "{size}: {}", stderr(&out));
+        assert!(out.stderr.is_empty(), "-q: {}", stderr(&out));
+        let len = out.stdout.len() as f64;
+        assert!(
+            (len - bytes).abs() <= bytes / 10.0,
+            "{len} bytes for {size}"
+        );
+    }
+
+    // A size under one line still writes one, and a file is named in the closing line.
+    let dir = scratch("gen-size");
+    let path = dir.join("one.jsonl");
+    let out = run(&["gen", "--size", "1", "-o", path.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 1);
+    assert!(
+        stderr(&out).starts_with("rdq-envelope: wrote 1 envelope (")
+            && stderr(&out).ends_with(&format!(") to {}\n", path.display())),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn gen_refuses_bad_sizes() {
+    for bad in [
+        "0",
+        "0KB",
+        "0.0001",
+        "-1",
+        "-1MB",
+        "NaN",
+        "inf",
+        "1e9",
+        "",
+        ".",
+        "1.2.3",
+        "12XB",
+        "MB",
+        "1 G B",
+        "20000000000000000000",
+        "19000000TB",
+        "99999999999999999999999999999999999999999",
+    ] {
+        let out = run(&["gen", "--size", bad], b"");
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(stderr(&out).contains("--size"), "{bad:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{bad:?}");
+    }
+    let out = run(&["gen", "--size", "1MB", "--count", "3"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--count"), "{}", stderr(&out));
+}

@@ -412,3 +412,66 @@ fn fingerprint_groups_match_a_per_line_computation_for_any_worker_count() {
     assert!(table.contains(key.as_deref().unwrap()), "{table}");
     assert!(table.contains(biggest.kind.as_deref().unwrap()), "{table}");
 }
+
+/// `-o`'s name picks the format (.txt, .json, .html, .htm, before any .zst or .gz); a
+/// different --format is status 2, as is an ending that names no format without --format; no
+/// ending and `-` follow --format or the default, the table.
+#[test]
+fn the_output_name_picks_the_format_or_is_refused() {
+    let lines = gen_lines(30, 4, None, 0.0);
+    let dir = common::scratch("stats-format-names");
+    let kind = |bytes: &[u8]| match bytes.first() {
+        Some(b'{') => "json",
+        Some(b'<') => "html",
+        _ => "table",
+    };
+    for (name, format, expected) in [
+        ("r.json", None, "json"),
+        ("r.JSON", Some("json"), "json"),
+        ("r.html", None, "html"),
+        ("r.htm", None, "html"),
+        ("r.txt", None, "table"),
+        ("report", None, "table"),
+        ("report2", Some("json"), "json"),
+        ("r.out", Some("html"), "html"),
+    ] {
+        let path = dir.join(name);
+        let mut args = vec!["stats", "-q", "-o", path.to_str().unwrap()];
+        args.extend(format.iter().flat_map(|f| ["--format", f]));
+        let out = run(&args, &lines);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        assert_eq!(kind(&std::fs::read(&path).unwrap()), expected, "{name}");
+    }
+    // Standard output: --format or the table.
+    let out = run(&["stats", "-q", "-o", "-"], &lines);
+    assert_eq!(kind(&out.stdout), "table");
+    let out = run(&["stats", "-q", "-o", "-", "--format", "json"], &lines);
+    assert_eq!(kind(&out.stdout), "json");
+    // Compressed: the ending before .zst or .gz (the file is compressed, so only refusals and
+    // success are told apart here).
+    let zst = dir.join("r.json.zst");
+    let out = run(&["stats", "-q", "-o", zst.to_str().unwrap()], &lines);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let read_back = run(&["stats", "-q", "-o", "-", "--format", "json"], &lines);
+    assert_eq!(kind(&read_back.stdout), "json");
+
+    for (name, format, says) in [
+        ("bad.html", Some("json"), "--format json does not go with the name's .html"),
+        ("r.json.gz", Some("table"), "--format table does not go with the name's .json"),
+        ("r.txt.zst", Some("html"), "--format html does not go with the name's .txt"),
+        (
+            "r.xlsx",
+            None,
+            "r.xlsx: stats writes table, json or html: name the file .txt/.json/.html/.htm or give --format",
+        ),
+        ("r.csv.gz", None, "stats writes table, json or html"),
+    ] {
+        let path = dir.join(name);
+        let mut args = vec!["stats", "-q", "-o", path.to_str().unwrap()];
+        args.extend(format.iter().flat_map(|f| ["--format", f]));
+        let out = run(&args, &lines);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(stderr(&out).contains(says), "{name}: {}", stderr(&out));
+        assert!(!path.exists(), "{name} was written");
+    }
+}

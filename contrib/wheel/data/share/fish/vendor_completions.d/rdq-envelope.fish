@@ -28,7 +28,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_needs_command" -l color -d 'Whe
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_needs_command" -s j -l jobs -d 'Worker threads, 1 to 256 (commands that read envelopes; default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_needs_command" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_needs_command" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes, and gen)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_needs_command" -s V -l version -d 'Print version'
 complete -c rdq-envelope -n "__fish_rdq_envelope_needs_command" -f -a "validate" -d 'Check every line against the envelope rules (docs/envelope.md) and report each broken rule'
@@ -71,7 +71,8 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l p
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l submit -d 'Judge lines as the submit subset: what a client sends before the server assigns identity and state (docs/envelope.md#the-submit-subset)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l warnings -d 'Also report the warnings (ID_TIME_MISMATCH, CREATED_AFTER_START), valid lines included'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l count -d 'How many lines to write' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l count -d 'How many lines to write (or --size)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l size -d 'About how many bytes to write, instead of --count: whole lines, as many as come nearest to SIZE (at least one). Bytes, or with a unit: KB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB (powers of 1024), as in 500MB, 1.5GB, 1GiB' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l seed -d 'The seed: the same seed and options give the same bytes on every machine' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l version -d 'The envelope_version to write, 1 or 2 (default: the newest). Not with --format chokaq' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l invalid-rate -d 'The share of lines (0 to 1) that carry one realistic defect each (default: 0). Not with --format chokaq' -r
@@ -86,7 +87,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l color 
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -s j -l jobs -d 'Worker threads, 1 to 256 (commands that read envelopes; default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -s q -l quiet -d 'Print nothing on standard error but errors (no closing line)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
@@ -242,7 +243,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l sum
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l format -d 'The file format (default: from the -o name, .csv, .tsv or .parquet, else CSV)' -r -f -a "csv\t'Comma-separated values (RFC 4180), with a header row'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l format -d 'The file format (default: from the -o name, .csv, .tsv or .parquet, else CSV; another ending needs --format)' -r -f -a "csv\t'Comma-separated values (RFC 4180), with a header row'
 tsv\t'Tab-separated values, with a header row'
 parquet\t'Apache Parquet: typed columns, zstd-compressed'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l fields -d 'The columns, comma-separated, from: id, envelope_version, queue, handler_ref, handler_version, status, attempt_count, redrive_count, created_at, next_attempt_at, lease_expires_at, payload_content_type, payload_bytes, source, header.KEY, last.outcome, last.error.type, last.error.message, last.started_at, last.finished_at, fingerprint [default: id, queue, handler_ref, status, attempt_count, redrive_count, created_at, last.outcome, last.error.type, last.error.message, last.finished_at, fingerprint]' -r
@@ -273,7 +274,7 @@ error_type\t''
 outcome\t''
 day\t''
 fingerprint\t'The last error\'s fingerprint (docs/cli.md#fingerprints)'"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l format -d 'table: aligned tables with bar charts, for people; json: one object, stable for scripts; html: a self-contained triage report with charts (queues, statuses and fingerprints beside --by), to mail or attach to an incident' -r -f -a "table\t''
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l format -d 'table: aligned tables with bar charts, for people; json: one object, stable for scripts; html: a self-contained triage report with charts (queues, statuses and fingerprints beside --by), to mail or attach to an incident (default: from the -o name, .txt, .json, .html or .htm, else table; another ending needs --format)' -r -f -a "table\t''
 json\t''
 html\t''"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l top -d 'How many error types (and, in the HTML report, fingerprints) to list' -r
@@ -295,7 +296,7 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand show" -l payload -d 'Also print the decoded payload: JSON pretty-printed, text as it is, anything else as a hex dump. On a terminal, control characters are shown as \\x1b or \\u{9b}'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand show" -l payload-only -d 'Print only the decoded payload\'s bytes, as they are (for piping into another tool). An envelope whose payload is by reference (payload_ref) has none: that is said on standard error, and the exit status is 1'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand show" -l all -d 'Print every envelope with the ID, reading the input to its end (by default reading stops at the first)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand show" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand show" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes, and gen)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand schema" -l version -d 'The envelope_version whose schema to print (default: the newest)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand schema" -s o -l output -d 'Where to write (default: standard output). Regular files are written atomically' -r -F
@@ -303,20 +304,20 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand schema" -l col
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand schema" -s j -l jobs -d 'Worker threads, 1 to 256 (commands that read envelopes; default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand schema" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand schema" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes, and gen)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand completions" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand completions" -s j -l jobs -d 'Worker threads, 1 to 256 (commands that read envelopes; default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand completions" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand completions" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes, and gen)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand man" -l dir -d 'Write a page per subcommand (rdq-envelope-validate.1, ...) and the main page into DIR, instead of the main page on standard output' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand man" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand man" -s j -l jobs -d 'Worker threads, 1 to 256 (commands that read envelopes; default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand man" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand man" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes, and gen)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -l status -d 'Print the progress recorded in DIR\'s manifest (shards done, bytes, lines, rejected) without reading any input, and exit. DIR may be an s3://BUCKET/PREFIX/' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -l out -d 'The output folder (made if missing) or s3://BUCKET/PREFIX/: per shard its lines, rejects and summary, and manifest.json and summary.json. Not the input folder' -r -F
@@ -329,7 +330,7 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -s j -l jobs -d 'Worker threads, 1 to 256 (commands that read envelopes; default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -l list -d 'Print the names of the input folder\'s shards, one per line, and exit'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -l in-flight -d 'With --assemble: other shards may still be running (a runner recording its progress), so their temporary files are left alone'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes, and gen)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -f -a "validate" -d 'validate every shard: its valid lines are its output, its rejects hold the diagnostics'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -f -a "migrate" -d 'migrate every shard: its migrated lines are its output'
@@ -463,7 +464,7 @@ always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand explain" -s j -l jobs -d 'Worker threads, 1 to 256 (commands that read envelopes; default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand explain" -l list -d 'List every code with its one-line summary'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand explain" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand explain" -s q -l quiet -d 'Print nothing on standard error but errors (commands that read envelopes, and gen)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand help; and not __fish_seen_subcommand_from validate gen migrate redrive dedupe sample filter export stats show schema completions man batch explain help" -f -a "validate" -d 'Check every line against the envelope rules (docs/envelope.md) and report each broken rule'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand help; and not __fish_seen_subcommand_from validate gen migrate redrive dedupe sample filter export stats show schema completions man batch explain help" -f -a "gen" -d 'Write deterministic synthetic envelopes, DLQ-shaped, for benchmarks and pipeline tests'

@@ -1,0 +1,73 @@
+//! The format an output's name asks for (`-o r.json`, `-o x.csv.gz`), held against `--format`.
+
+use std::path::Path;
+
+/// The format `command` writes to `output`: the one its name's ending names (the ending before
+/// any `.zst` or `.gz`), which a different `--format` (`given`) contradicts; else `given`, else
+/// `default`. A name with no ending, and `-` (standard output), follow `--format` or the
+/// default; an ending that names none of `endings` needs `--format`, so that `-o x.xlsx` never
+/// quietly holds CSV. `name` gives each format's `--format` value.
+pub fn pick<F: Copy + PartialEq>(
+    command: &str,
+    output: Option<&Path>,
+    given: Option<F>,
+    default: F,
+    endings: &[(&str, F)],
+    name: impl Fn(F) -> &'static str,
+) -> anyhow::Result<F> {
+    let Some(ending) = output.and_then(ending) else {
+        return Ok(given.unwrap_or(default));
+    };
+    let shown = output.map_or_else(String::new, |p| p.display().to_string());
+    match (endings.iter().find(|(e, _)| *e == ending), given) {
+        (Some(&(_, named)), Some(given)) if given != named => anyhow::bail!(
+            "{shown}: --format {} does not go with the name's .{ending}, which is {}: \
+             give one or the other",
+            name(given),
+            name(named)
+        ),
+        (Some(&(_, named)), _) => Ok(named),
+        (None, Some(given)) => Ok(given),
+        (None, None) => {
+            let mut formats: Vec<&str> = Vec::new();
+            for (_, format) in endings {
+                if !formats.contains(&name(*format)) {
+                    formats.push(name(*format));
+                }
+            }
+            let names: Vec<String> = endings.iter().map(|(e, _)| format!(".{e}")).collect();
+            anyhow::bail!(
+                "{shown}: {command} writes {}: name the file {} or give --format",
+                or_list(&formats),
+                names.join("/")
+            )
+        }
+    }
+}
+
+/// `a, b or c`.
+fn or_list(items: &[&str]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => items.join(""),
+    }
+}
+
+/// The ending of a file name that says its format, lower-cased: `json` of `r.JSON.zst`; none
+/// for `-`, or a name without a dot after its compression ending is set aside.
+fn ending(path: &Path) -> Option<String> {
+    if path.as_os_str() == "-" {
+        return None;
+    }
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    let name = name
+        .strip_suffix(".zst")
+        .or_else(|| name.strip_suffix(".gz"))
+        .unwrap_or(&name);
+    let (stem, ending) = name.rsplit_once('.')?;
+    // `.hidden` is a name, not an ending.
+    match stem.is_empty() || ending.is_empty() {
+        true => None,
+        false => Some(ending.to_owned()),
+    }
+}
