@@ -103,11 +103,6 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
             ("tsv", FormatArg::Tsv),
             ("parquet", FormatArg::Parquet),
         ],
-        |f| match f {
-            FormatArg::Csv => "csv",
-            FormatArg::Tsv => "tsv",
-            FormatArg::Parquet => "parquet",
-        },
     )?;
     let format = match format {
         FormatArg::Csv => ExportFormat::Csv,

@@ -6,15 +6,19 @@ use std::path::Path;
 /// any `.zst` or `.gz`), which a different `--format` (`given`) contradicts; else `given`, else
 /// `default`. A name with no ending, and `-` (standard output), follow `--format` or the
 /// default; an ending that names none of `endings` needs `--format`, so that `-o x.xlsx` never
-/// quietly holds CSV. `name` gives each format's `--format` value.
-pub fn pick<F: Copy + PartialEq>(
+/// quietly holds CSV. Formats are named by their `--format` values, as clap knows them.
+pub fn pick<F: Copy + PartialEq + clap::ValueEnum>(
     command: &str,
     output: Option<&Path>,
     given: Option<F>,
     default: F,
     endings: &[(&str, F)],
-    name: impl Fn(F) -> &'static str,
 ) -> anyhow::Result<F> {
+    let name = |format: F| {
+        format
+            .to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_owned())
+    };
     let Some(ending) = output.and_then(ending) else {
         return Ok(given.unwrap_or(default));
     };
@@ -29,7 +33,7 @@ pub fn pick<F: Copy + PartialEq>(
         (Some(&(_, named)), _) => Ok(named),
         (None, Some(given)) => Ok(given),
         (None, None) => {
-            let mut formats: Vec<&str> = Vec::new();
+            let mut formats: Vec<String> = Vec::new();
             for (_, format) in endings {
                 if !formats.contains(&name(*format)) {
                     formats.push(name(*format));
@@ -46,7 +50,7 @@ pub fn pick<F: Copy + PartialEq>(
 }
 
 /// `a, b or c`.
-fn or_list(items: &[&str]) -> String {
+fn or_list(items: &[String]) -> String {
     match items.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
         _ => items.join(""),

@@ -87,11 +87,6 @@ pub fn run(args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
             ("html", FormatArg::Html),
             ("htm", FormatArg::Html),
         ],
-        |f| match f {
-            FormatArg::Table => "table",
-            FormatArg::Json => "json",
-            FormatArg::Html => "html",
-        },
     )?;
     let options = args.input.rule_options();
     let mut op = StatsOp::new(EnvelopeRules::new(options)?, args.by.into());
