@@ -11,6 +11,14 @@ use rdq_envelope::framing::DEFAULT_MAX_LINE_BYTES;
 use super::colour::ColorArg;
 use super::queue_limits::{self, QueueLimitsFile};
 
+/// The help heading of the flags that say what a command reads and the limits it reads under.
+/// A command's own flags, what it selects or does, come first under clap's "Options"; these
+/// headings follow in this order (docs/cli.md#reading-help), tested by tests/it/cli_help.rs.
+pub const INPUT_HEADING: &str = "Input and limits";
+
+/// The help heading of the flags that say where and how a command writes.
+pub const OUTPUT_HEADING: &str = "Output";
+
 /// The environment variable that gives `-j` its default.
 pub const JOBS_ENV: &str = "RDQ_ENVELOPE_JOBS";
 
@@ -22,10 +30,11 @@ pub struct GlobalArgs {
     /// When to colour the stats tables and validate's diagnostics: auto (standard output is
     /// a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never.
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
+    #[arg(help_heading = OUTPUT_HEADING, display_order = 900)]
     pub color: ColorArg,
 
     /// Print nothing on standard error but errors (commands that read envelopes, and gen).
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = OUTPUT_HEADING)]
     pub quiet: bool,
 
     /// Worker threads, 1 to 256 (commands that read envelopes; default: $RDQ_ENVELOPE_JOBS,
@@ -36,11 +45,13 @@ pub struct GlobalArgs {
 
 /// Inputs and the limits every command that reads envelopes shares (docs/cli.md#inputs).
 #[derive(Args, Debug)]
+#[command(next_help_heading = INPUT_HEADING)]
 pub struct InputArgs {
     /// Input files, read in order, each framed on its own; none, or `-`, reads standard input.
     /// zstd and gzip inputs are detected from their first bytes and decompressed. A file may be
     /// s3://BUCKET/KEY or an http(s):// URL in a build with object storage (docs/cli.md#object-storage).
-    #[arg(value_name = "FILE")]
+    // Under "Arguments", where every command's positionals are, not under the struct's heading.
+    #[arg(value_name = "FILE", help_heading = None)]
     pub files: Vec<PathBuf>,
 
     /// The envelope size limit in bytes for queues without a limit of their own
@@ -121,6 +132,7 @@ impl InputArgs {
 
 /// Outputs every command shares (docs/cli.md#outputs).
 #[derive(Args, Debug)]
+#[command(next_help_heading = OUTPUT_HEADING)]
 pub struct OutputArgs {
     /// The primary output (default: standard output). Regular files (and s3://BUCKET/KEY
     /// objects) are written atomically.

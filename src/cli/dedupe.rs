@@ -9,25 +9,26 @@ use rdq_envelope::ops::{DedupeOp, DedupeScan};
 use rdq_envelope::pipeline::{self, Outputs, PipelineOptions};
 use rdq_envelope::EnvelopeRules;
 
+use super::args::OUTPUT_HEADING;
 use super::run::{self, sources};
 use super::{InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
 pub struct DedupeArgs {
-    #[command(flatten)]
-    input: InputArgs,
-
-    #[command(flatten)]
-    output: OutputArgs,
-
     /// Which copy of an ID to keep: the one with the most history (greatest redrive_count, then
     /// most attempts, then latest last finished_at, then the later line), or the first.
     #[arg(long, value_enum, default_value = "newest", value_name = "WHICH")]
     keep: Keep,
 
+    #[command(flatten)]
+    input: InputArgs,
+
     /// Write the dropped copies to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT_HEADING)]
     dropped: Option<PathBuf>,
+
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -9,21 +9,11 @@ use rdq_envelope::io::OutputCompression;
 use rdq_envelope::ops::{ExportField, ExportFormat, ExportOp, DEFAULT_FIELDS, FIELD_NAMES};
 use rdq_envelope::EnvelopeRules;
 
+use super::args::OUTPUT_HEADING;
 use super::{run, CompressArg, InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    #[command(flatten)]
-    input: InputArgs,
-
-    #[command(flatten)]
-    output: OutputArgs,
-
-    /// The file format (default: from the -o name, .csv, .tsv or .parquet, else CSV; another
-    /// ending needs --format).
-    #[arg(long, value_enum, value_name = "FORMAT", ignore_case = true)]
-    format: Option<FormatArg>,
-
     /// The columns, comma-separated, from: id, envelope_version, queue, handler_ref,
     /// handler_version, status, attempt_count, redrive_count, created_at, next_attempt_at,
     /// lease_expires_at, payload_content_type, payload_bytes, source, header.KEY,
@@ -43,6 +33,18 @@ pub struct ExportArgs {
     /// CSV and TSV: write such cells as they are (counted on standard error).
     #[arg(long, overrides_with = "neutralize_formulas")]
     no_neutralize_formulas: bool,
+
+    #[command(flatten)]
+    input: InputArgs,
+
+    /// The file format (default: from the -o name, .csv, .tsv or .parquet, else CSV; another
+    /// ending needs --format).
+    #[arg(long, value_enum, value_name = "FORMAT", ignore_case = true)]
+    #[arg(help_heading = OUTPUT_HEADING)]
+    format: Option<FormatArg>,
+
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -20,12 +20,6 @@ use predicates::{predicates, times};
 
 #[derive(Args, Debug)]
 pub struct FilterArgs {
-    #[command(flatten)]
-    pub input: InputArgs,
-
-    #[command(flatten)]
-    pub output: OutputArgs,
-
     /// The queue matches GLOB (repeatable).
     #[arg(long, value_name = "GLOB")]
     queue: Vec<String>,
@@ -129,6 +123,12 @@ pub struct FilterArgs {
     /// Print only the number of matching lines.
     #[arg(long)]
     count: bool,
+
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 const STATUSES: [&str; 5] = ["PENDING", "IN_FLIGHT", "SUCCEEDED", "DEAD", "CANCELLED"];

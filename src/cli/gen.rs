@@ -10,6 +10,7 @@ use rdq_envelope::envelope::STACK_LIMIT;
 use rdq_envelope::generate::{ChokaqGenerator, GenOptions, Generator};
 use rdq_envelope::io::OutputFile;
 
+use super::args::OUTPUT_HEADING;
 use super::{Outcome, TableArg};
 
 #[derive(Args, Debug)]
@@ -54,11 +55,11 @@ pub struct GenArgs {
     table: Option<TableArg>,
 
     /// Where to write (default: standard output). Regular files are written atomically.
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", help_heading = OUTPUT_HEADING)]
     output: Option<std::path::PathBuf>,
 
     /// Print nothing on standard error but errors (no closing line).
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = OUTPUT_HEADING)]
     quiet: bool,
 }
 

@@ -9,16 +9,11 @@ use rdq_envelope::envelope::{NEWEST_VERSION, SUPPORTED_VERSIONS};
 use rdq_envelope::ops::{MigrateOp, MigrateSource};
 use rdq_envelope::EnvelopeRules;
 
+use super::args::OUTPUT_HEADING;
 use super::{run, InputArgs, Outcome, OutputArgs, TableArg};
 
 #[derive(Args, Debug)]
 pub struct MigrateArgs {
-    #[command(flatten)]
-    pub input: InputArgs,
-
-    #[command(flatten)]
-    pub output: OutputArgs,
-
     /// The envelope_version to write (default: the newest supported).
     #[arg(long, value_name = "N", default_value_t = NEWEST_VERSION)]
     to: u32,
@@ -52,10 +47,16 @@ pub struct MigrateArgs {
     #[arg(long)]
     warnings: bool,
 
+    #[command(flatten)]
+    pub input: InputArgs,
+
     /// Write the warnings of the lines written as JSON Lines, one record per line that has
     /// warnings (the record of validate --format json, with "errors": []).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT_HEADING)]
     warnings_out: Option<std::path::PathBuf>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

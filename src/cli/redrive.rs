@@ -17,12 +17,6 @@ use super::{run, InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
 pub struct RedriveArgs {
-    #[command(flatten)]
-    input: InputArgs,
-
-    #[command(flatten)]
-    output: OutputArgs,
-
     /// When the redriven tasks are due again (next_attempt_at), or with --rate or --spread the
     /// first may be: 2024-05-01T12:00:00.000Z, 2024-05-01 (midnight UTC), RFC 3339 with any
     /// offset, or 2h, 3d, 90m (before now).
@@ -52,6 +46,12 @@ pub struct RedriveArgs {
     /// Write nothing: print what would be redriven (per queue, when) and rejected.
     #[arg(long)]
     dry_run: bool,
+
+    #[command(flatten)]
+    input: InputArgs,
+
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 pub fn run(args: RedriveArgs) -> anyhow::Result<Outcome> {

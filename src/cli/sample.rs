@@ -13,12 +13,6 @@ pub struct SampleArgs {
     #[arg(value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     size: u64,
 
-    #[command(flatten)]
-    input: InputArgs,
-
-    #[command(flatten)]
-    output: OutputArgs,
-
     /// The seed of the random choice: the same seed and input give the same sample, for any
     /// -j. Without it, a seed is drawn and printed on standard error.
     #[arg(long, value_name = "S")]
@@ -27,6 +21,12 @@ pub struct SampleArgs {
     /// Sample N lines of every queue rather than N in all.
     #[arg(long, value_enum, value_name = "FIELD")]
     by: Option<SampleBy>,
+
+    #[command(flatten)]
+    input: InputArgs,
+
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -8,6 +8,7 @@ use clap::Args;
 use rdq_envelope::envelope::{supported_versions, NEWEST_VERSION};
 use rdq_envelope::io::OutputFile;
 
+use super::args::OUTPUT_HEADING;
 use super::Outcome;
 
 #[derive(Args, Debug)]
@@ -17,7 +18,7 @@ pub struct SchemaArgs {
     version: u32,
 
     /// Where to write (default: standard output). Regular files are written atomically.
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", help_heading = OUTPUT_HEADING)]
     output: Option<std::path::PathBuf>,
 }
 

@@ -19,9 +19,6 @@ pub struct ShowArgs {
     #[arg(value_name = "ID")]
     id: String,
 
-    #[command(flatten)]
-    input: InputArgs,
-
     /// Also print the decoded payload: JSON pretty-printed, text as it is, anything else as a
     /// hex dump. On a terminal, control characters are shown as \x1b or \u{9b}.
     #[arg(long, conflicts_with = "payload_only")]
@@ -37,6 +34,9 @@ pub struct ShowArgs {
     /// stops at the first).
     #[arg(long)]
     all: bool,
+
+    #[command(flatten)]
+    input: InputArgs,
 }
 
 /// When the "ID" names a file, the likely mistake is the order of the arguments: says so, with

@@ -9,33 +9,34 @@ use rdq_envelope::ops::{GroupBy, StatsOp};
 use rdq_envelope::report::html::{write_html, Context};
 use rdq_envelope::EnvelopeRules;
 
+use super::args::OUTPUT_HEADING;
 use super::colour::ColorArg;
 use super::stats_table::{write_tables, Style};
 use super::{run, InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
 pub struct StatsArgs {
-    #[command(flatten)]
-    input: InputArgs,
-
-    #[command(flatten)]
-    output: OutputArgs,
-
     /// What to count the envelopes by. error_type and outcome are the last attempt's;
     /// fingerprint is the last error's, with each group's type, template, times and IDs.
     #[arg(long, value_enum, default_value_t = ByArg::Queue)]
     by: ByArg,
 
+    /// How many error types (and, in the HTML report, fingerprints) to list.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    top: usize,
+
+    #[command(flatten)]
+    input: InputArgs,
+
     /// table: aligned tables with bar charts, for people; json: one object, stable for scripts;
     /// html: a self-contained triage report with charts (queues, statuses and fingerprints
     /// beside --by), to mail or attach to an incident (default: from the -o name, .txt, .json,
     /// .html or .htm, else table; another ending needs --format).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = OUTPUT_HEADING)]
     format: Option<FormatArg>,
 
-    /// How many error types (and, in the HTML report, fingerprints) to list.
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    top: usize,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -7,17 +7,12 @@ use rdq_envelope::batch::{Command, ValidateConfig};
 use rdq_envelope::ops::{ReportFormat, ValidateOp};
 use rdq_envelope::EnvelopeRules;
 
+use super::args::OUTPUT_HEADING;
 use super::colour::ColorArg;
 use super::{run, InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
-    #[command(flatten)]
-    pub input: InputArgs,
-
-    #[command(flatten)]
-    pub output: OutputArgs,
-
     /// Judge lines as the submit subset: what a client sends before the server assigns
     /// identity and state (docs/envelope.md#the-submit-subset).
     #[arg(long)]
@@ -27,18 +22,24 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "N")]
     require_version: Option<u32>,
 
-    /// How diagnostics are written: `SOURCE:LINE: POINTER: CODE: message` rows, or one JSON
-    /// object per invalid line.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
-
     /// Also report the warnings (ID_TIME_MISMATCH, CREATED_AFTER_START), valid lines included.
     #[arg(long)]
     warnings: bool,
 
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// How diagnostics are written: `SOURCE:LINE: POINTER: CODE: message` rows, or one JSON
+    /// object per invalid line.
+    #[arg(long, value_enum, default_value_t = Format::Human, help_heading = OUTPUT_HEADING)]
+    format: Format,
+
     /// Also write the valid lines, byte-identical to the input.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT_HEADING)]
     valid_out: Option<std::path::PathBuf>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -13,6 +13,7 @@ mod cli_explain;
 mod cli_export;
 mod cli_filter;
 mod cli_gen;
+mod cli_help;
 mod cli_manual;
 mod cli_migrate;
 mod cli_pipeline;

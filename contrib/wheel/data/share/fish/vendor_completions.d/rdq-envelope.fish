@@ -47,29 +47,29 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_needs_command" -f -a "man" -d '
 complete -c rdq-envelope -n "__fish_rdq_envelope_needs_command" -f -a "batch" -d 'Run validate, migrate or filter over every shard of a folder into another, resumably'
 complete -c rdq-envelope -n "__fish_rdq_envelope_needs_command" -f -a "explain" -d 'Explain an error or warning code: the rule, where it is reported, a line that gets it and how to fix it (as `rustc --explain` does); --list lists every code'
 complete -c rdq-envelope -n "__fish_rdq_envelope_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l require-version -d 'Reject lines of any other envelope_version (UNSUPPORTED_VERSION). Not with --submit' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l format -d 'How diagnostics are written: `SOURCE:LINE: POINTER: CODE: message` rows, or one JSON object per invalid line' -r -f -a "human\t''
+json\t''"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l valid-out -d 'Also write the valid lines, byte-identical to the input' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l require-version -d 'Reject lines of any other envelope_version (UNSUPPORTED_VERSION). Not with --submit' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l format -d 'How diagnostics are written: `SOURCE:LINE: POINTER: CODE: message` rows, or one JSON object per invalid line' -r -f -a "human\t''
-json\t''"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l valid-out -d 'Also write the valid lines, byte-identical to the input' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l submit -d 'Judge lines as the submit subset: what a client sends before the server assigns identity and state (docs/envelope.md#the-submit-subset)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l warnings -d 'Also report the warnings (ID_TIME_MISMATCH, CREATED_AFTER_START), valid lines included'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l submit -d 'Judge lines as the submit subset: what a client sends before the server assigns identity and state (docs/envelope.md#the-submit-subset)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l warnings -d 'Also report the warnings (ID_TIME_MISMATCH, CREATED_AFTER_START), valid lines included'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l count -d 'How many lines to write (or --size)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l size -d 'About how many bytes to write, instead of --count: whole lines, as many as come nearest to SIZE (at least one). Bytes, or with a unit: KB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB (powers of 1024), as in 500MB, 1.5GB, 1GiB' -r
@@ -89,17 +89,6 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -s j -l jobs -d 'Worker threads, 1 to 256 (commands that read envelopes; default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -s q -l quiet -d 'Print nothing on standard error but errors (no closing line)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
-gzip\t'gzip'
-none\t'Plain bytes, whatever the name'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l to -d 'The envelope_version to write (default: the newest supported)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l from -d 'What the input lines are: rdq envelopes, or ChokaQ table rows (one JSON object per row, keyed by column name; docs/chokaq.md)' -r -f -a "rdq\t''
 chokaq\t''"
@@ -108,15 +97,31 @@ archive\t'JobsArchive: jobs that succeeded'
 dlq\t'JobsDLQ: dead letters'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l chokaq-zombie-timeout -d 'Seconds after a running ChokaQ job\'s last heartbeat at which its lease expires (default with --from chokaq: 600)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l chokaq-max-payload-bytes -d 'ChokaQ\'s payload limit in UTF-8 bytes: a payload over it gets the CHOKAQ_LIMIT warning (default with --from chokaq: 1000000)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l warnings-out -d 'Write the warnings of the lines written as JSON Lines, one record per line that has warnings (the record of validate --format json, with "errors": [])' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
+gzip\t'gzip'
+none\t'Plain bytes, whatever the name'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l warnings -d 'Print the warnings of the lines written (ID_TIME_MISMATCH, CREATED_AFTER_START) on standard error, in the human form of validate'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l warnings -d 'Print the warnings of the lines written (ID_TIME_MISMATCH, CREATED_AFTER_START) on standard error, in the human form of validate'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l at -d 'When the redriven tasks are due again (next_attempt_at), or with --rate or --spread the first may be: 2024-05-01T12:00:00.000Z, 2024-05-01 (midnight UTC), RFC 3339 with any offset, or 2h, 3d, 90m (before now)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l queue -d 'Send the redriven tasks to this queue (its size limit applies)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l rate -d 'At most N tasks due per second, minute or hour (N/s, N/m, N/h), in input order' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l spread -d 'Spread the due times over this long (90s, 30m, 2h, 1d), each task\'s from its ID' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l max-redrives -d 'Reject with REDRIVE_LIMIT a task already redriven N times or more' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
@@ -128,34 +133,29 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l su
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l at -d 'When the redriven tasks are due again (next_attempt_at), or with --rate or --spread the first may be: 2024-05-01T12:00:00.000Z, 2024-05-01 (midnight UTC), RFC 3339 with any offset, or 2h, 3d, 90m (before now)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l queue -d 'Send the redriven tasks to this queue (its size limit applies)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l rate -d 'At most N tasks due per second, minute or hour (N/s, N/m, N/h), in input order' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l spread -d 'Spread the due times over this long (90s, 30m, 2h, 1d), each task\'s from its ID' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l max-redrives -d 'Reject with REDRIVE_LIMIT a task already redriven N times or more' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l now -d 'They are due now: the time the run starts (the default)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l dry-run -d 'Write nothing: print what would be redriven (per queue, when) and rejected'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l now -d 'They are due now: the time the run starts (the default)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l dry-run -d 'Write nothing: print what would be redriven (per queue, when) and rejected'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l keep -d 'Which copy of an ID to keep: the one with the most history (greatest redrive_count, then most attempts, then latest last finished_at, then the later line), or the first' -r -f -a "newest\t''
+first\t''"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l dropped -d 'Write the dropped copies to FILE' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l keep -d 'Which copy of an ID to keep: the one with the most history (greatest redrive_count, then most attempts, then latest last finished_at, then the later line), or the first' -r -f -a "newest\t''
-first\t''"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l dropped -d 'Write the dropped copies to FILE' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
@@ -163,6 +163,8 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -s q -
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l seed -d 'The seed of the random choice: the same seed and input give the same sample, for any -j. Without it, a seed is drawn and printed on standard error' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l by -d 'Sample N lines of every queue rather than N in all' -r -f -a "queue\t''"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
@@ -174,8 +176,6 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l sum
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l seed -d 'The seed of the random choice: the same seed and input give the same sample, for any -j. Without it, a seed is drawn and printed on standard error' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l by -d 'Sample N lines of every queue rather than N in all' -r -f -a "queue\t''"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
@@ -183,17 +183,6 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -s q -
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
-gzip\t'gzip'
-none\t'Plain bytes, whatever the name'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l queue -d 'The queue matches GLOB (repeatable)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l handler -d 'handler_ref matches GLOB (repeatable)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l status -d 'The status is S: PENDING, IN_FLIGHT, SUCCEEDED, DEAD or CANCELLED, in any letter case (repeatable)' -r -f -a "PENDING\t''
@@ -223,50 +212,50 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l min
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l max-attempts -d 'At most N attempt records' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l min-redrives -d 'At least N redrives' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l payload-contains -d 'The decoded payload contains TEXT (repeatable)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
+gzip\t'gzip'
+none\t'Plain bytes, whatever the name'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l invert -d 'Emit the valid lines that do not match instead'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l count -d 'Print only the number of matching lines'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l invert -d 'Emit the valid lines that do not match instead'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l count -d 'Print only the number of matching lines'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l fields -d 'The columns, comma-separated, from: id, envelope_version, queue, handler_ref, handler_version, status, attempt_count, redrive_count, created_at, next_attempt_at, lease_expires_at, payload_content_type, payload_bytes, source, header.KEY, last.outcome, last.error.type, last.error.message, last.started_at, last.finished_at, fingerprint [default: id, queue, handler_ref, status, attempt_count, redrive_count, created_at, last.outcome, last.error.type, last.error.message, last.finished_at, fingerprint]' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l format -d 'The file format (default: from the -o name, .csv, .tsv or .parquet, else CSV; another ending needs --format)' -r -f -a "csv\t'Comma-separated values (RFC 4180), with a header row'
+tsv\t'Tab-separated values, with a header row'
+parquet\t'Apache Parquet: typed columns, zstd-compressed'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l format -d 'The file format (default: from the -o name, .csv, .tsv or .parquet, else CSV; another ending needs --format)' -r -f -a "csv\t'Comma-separated values (RFC 4180), with a header row'
-tsv\t'Tab-separated values, with a header row'
-parquet\t'Apache Parquet: typed columns, zstd-compressed'"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l fields -d 'The columns, comma-separated, from: id, envelope_version, queue, handler_ref, handler_version, status, attempt_count, redrive_count, created_at, next_attempt_at, lease_expires_at, payload_content_type, payload_bytes, source, header.KEY, last.outcome, last.error.type, last.error.message, last.started_at, last.finished_at, fingerprint [default: id, queue, handler_ref, status, attempt_count, redrive_count, created_at, last.outcome, last.error.type, last.error.message, last.finished_at, fingerprint]' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l neutralize-formulas -d 'CSV and TSV: prefix with \' (and quote) every text cell that begins with = + - @ tab or CR, so that a spreadsheet shows it as text instead of running it as a formula (the default)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l no-neutralize-formulas -d 'CSV and TSV: write such cells as they are (counted on standard error)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l neutralize-formulas -d 'CSV and TSV: prefix with \' (and quote) every text cell that begins with = + - @ tab or CR, so that a spreadsheet shows it as text instead of running it as a formula (the default)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l no-neutralize-formulas -d 'CSV and TSV: write such cells as they are (counted on standard error)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
-gzip\t'gzip'
-none\t'Plain bytes, whatever the name'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l by -d 'What to count the envelopes by. error_type and outcome are the last attempt\'s; fingerprint is the last error\'s, with each group\'s type, template, times and IDs' -r -f -a "queue\t''
 handler\t''
 status\t''
@@ -274,10 +263,21 @@ error_type\t''
 outcome\t''
 day\t''
 fingerprint\t'The last error\'s fingerprint (docs/cli.md#fingerprints)'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l top -d 'How many error types (and, in the HTML report, fingerprints) to list' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l format -d 'table: aligned tables with bar charts, for people; json: one object, stable for scripts; html: a self-contained triage report with charts (queues, statuses and fingerprints beside --by), to mail or attach to an incident (default: from the -o name, .txt, .json, .html or .htm, else table; another ending needs --format)' -r -f -a "table\t''
 json\t''
 html\t''"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l top -d 'How many error types (and, in the HTML report, fingerprints) to list' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
+gzip\t'gzip'
+none\t'Plain bytes, whatever the name'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
@@ -336,21 +336,21 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -f -a "migrate" -d 'migrate every shard: its migrated lines are its output'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -f -a "filter" -d 'filter every shard: its matching lines are its output'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l require-version -d 'Reject lines of any other envelope_version (UNSUPPORTED_VERSION). Not with --submit' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l format -d 'How diagnostics are written: `SOURCE:LINE: POINTER: CODE: message` rows, or one JSON object per invalid line' -r -f -a "human\t''
+json\t''"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l valid-out -d 'Also write the valid lines, byte-identical to the input' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l require-version -d 'Reject lines of any other envelope_version (UNSUPPORTED_VERSION). Not with --submit' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l format -d 'How diagnostics are written: `SOURCE:LINE: POINTER: CODE: message` rows, or one JSON object per invalid line' -r -f -a "human\t''
-json\t''"
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l valid-out -d 'Also write the valid lines, byte-identical to the input' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l out -d 'The output folder (made if missing) or s3://BUCKET/PREFIX/: per shard its lines, rejects and summary, and manifest.json and summary.json. Not the input folder' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l shards-at-once -d 'How many shards run at once; the -j workers are shared among them (default: 1, every worker on one shard at a time)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l only -d 'Run only this shard (a file name in the input folder), unless the manifest has it done on the same input, and print its manifest entry as one JSON line; the manifest is not written (for cluster runners: contrib/spark)' -r
@@ -358,25 +358,14 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __f
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l submit -d 'Judge lines as the submit subset: what a client sends before the server assigns identity and state (docs/envelope.md#the-submit-subset)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l warnings -d 'Also report the warnings (ID_TIME_MISMATCH, CREATED_AFTER_START), valid lines included'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l submit -d 'Judge lines as the submit subset: what a client sends before the server assigns identity and state (docs/envelope.md#the-submit-subset)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l warnings -d 'Also report the warnings (ID_TIME_MISMATCH, CREATED_AFTER_START), valid lines included'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l list -d 'Print the names of the input folder\'s shards, one per line, and exit'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l in-flight -d 'With --assemble: other shards may still be running (a runner recording its progress), so their temporary files are left alone'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
-gzip\t'gzip'
-none\t'Plain bytes, whatever the name'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l to -d 'The envelope_version to write (default: the newest supported)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l from -d 'What the input lines are: rdq envelopes, or ChokaQ table rows (one JSON object per row, keyed by column name; docs/chokaq.md)' -r -f -a "rdq\t''
 chokaq\t''"
@@ -385,7 +374,18 @@ archive\t'JobsArchive: jobs that succeeded'
 dlq\t'JobsDLQ: dead letters'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l chokaq-zombie-timeout -d 'Seconds after a running ChokaQ job\'s last heartbeat at which its lease expires (default with --from chokaq: 600)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l chokaq-max-payload-bytes -d 'ChokaQ\'s payload limit in UTF-8 bytes: a payload over it gets the CHOKAQ_LIMIT warning (default with --from chokaq: 1000000)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l warnings-out -d 'Write the warnings of the lines written as JSON Lines, one record per line that has warnings (the record of validate --format json, with "errors": [])' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
+gzip\t'gzip'
+none\t'Plain bytes, whatever the name'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l out -d 'The output folder (made if missing) or s3://BUCKET/PREFIX/: per shard its lines, rejects and summary, and manifest.json and summary.json. Not the input folder' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l shards-at-once -d 'How many shards run at once; the -j workers are shared among them (default: 1, every worker on one shard at a time)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l only -d 'Run only this shard (a file name in the input folder), unless the manifest has it done on the same input, and print its manifest entry as one JSON line; the manifest is not written (for cluster runners: contrib/spark)' -r
@@ -393,24 +393,13 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __f
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l warnings -d 'Print the warnings of the lines written (ID_TIME_MISMATCH, CREATED_AFTER_START) on standard error, in the human form of validate'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l warnings -d 'Print the warnings of the lines written (ID_TIME_MISMATCH, CREATED_AFTER_START) on standard error, in the human form of validate'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l list -d 'Print the names of the input folder\'s shards, one per line, and exit'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l in-flight -d 'With --assemble: other shards may still be running (a runner recording its progress), so their temporary files are left alone'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
-gzip\t'gzip'
-none\t'Plain bytes, whatever the name'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l queue -d 'The queue matches GLOB (repeatable)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l handler -d 'handler_ref matches GLOB (repeatable)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l status -d 'The status is S: PENDING, IN_FLIGHT, SUCCEEDED, DEAD or CANCELLED, in any letter case (repeatable)' -r -f -a "PENDING\t''
@@ -440,6 +429,17 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __f
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l max-attempts -d 'At most N attempt records' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l min-redrives -d 'At least N redrives' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l payload-contains -d 'The decoded payload contains TEXT (repeatable)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l max-line-bytes -d 'The reader cap: a line longer than this many bytes is LINE_TOO_LONG and never held in memory whole' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -s j -l jobs -d 'Worker threads, at most 256 (default: $RDQ_ENVELOPE_JOBS, else the machine\'s available parallelism). Output is the same, byte for byte, whatever the number' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -s o -l output -d 'The primary output (default: standard output). Regular files (and s3://BUCKET/KEY objects) are written atomically' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l rejects -d 'Write every rejected line as a JSON record with its errors and raw bytes' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l summary -d 'Write the run\'s counts as a JSON object' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
+gzip\t'gzip'
+none\t'Plain bytes, whatever the name'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l out -d 'The output folder (made if missing) or s3://BUCKET/PREFIX/: per shard its lines, rejects and summary, and manifest.json and summary.json. Not the input folder' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l shards-at-once -d 'How many shards run at once; the -j workers are shared among them (default: 1, every worker on one shard at a time)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l only -d 'Run only this shard (a file name in the input folder), unless the manifest has it done on the same input, and print its manifest entry as one JSON line; the manifest is not written (for cluster runners: contrib/spark)' -r
@@ -447,11 +447,11 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __f
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l invert -d 'Emit the valid lines that do not match instead'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l count -d 'Print only the number of matching lines'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l invert -d 'Emit the valid lines that do not match instead'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l count -d 'Print only the number of matching lines'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l list -d 'Print the names of the input folder\'s shards, one per line, and exit'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l in-flight -d 'With --assemble: other shards may still be running (a runner recording its progress), so their temporary files are left alone'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -1,0 +1,134 @@
+//! `CMD -h` reads from what matters to what is shared: the command's own flags (what it selects
+//! or does) under "Options" first, then "Input and limits", then "Output", for every command.
+
+use crate::common::{bin, stdout};
+
+/// Every command that reads envelopes: each shares the input and output flags.
+const READERS: [&str; 9] = [
+    "validate", "migrate", "filter", "stats", "export", "dedupe", "sample", "redrive", "show",
+];
+
+/// The headings of `-h` in order, each with the flags (long names) listed under it.
+fn sections(command: &str) -> Vec<(String, Vec<String>)> {
+    let out = bin()
+        .args([command, "-h"])
+        .output()
+        .expect("the binary runs");
+    assert_eq!(out.status.code(), Some(0), "{command} -h");
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    for line in stdout(&out).lines() {
+        if let Some(heading) = line.strip_suffix(':').filter(|h| !h.starts_with(' ')) {
+            sections.push((heading.to_owned(), Vec::new()));
+        } else if let (Some(section), Some(flag)) = (
+            sections.last_mut(),
+            line.split_whitespace()
+                .find(|word| word.starts_with("--"))
+                .map(|word| word.trim_end_matches(',')),
+        ) {
+            // The first long name on a line that lists a flag (not one named in a description:
+            // flag lines start with the flag).
+            if line.trim_start().starts_with('-') {
+                section.1.push(flag.to_owned());
+            }
+        }
+    }
+    sections
+}
+
+fn heading_of<'a>(sections: &'a [(String, Vec<String>)], flag: &str) -> &'a str {
+    sections
+        .iter()
+        .find(|(_, flags)| flags.iter().any(|f| f == flag))
+        .map(|(heading, _)| heading.as_str())
+        .unwrap_or_else(|| panic!("{flag} is in no section of {sections:?}"))
+}
+
+#[test]
+fn every_reader_lists_its_own_flags_then_inputs_then_outputs() {
+    for command in READERS {
+        let sections = sections(command);
+        let headings: Vec<&str> = sections.iter().map(|(h, _)| h.as_str()).collect();
+        let expected = ["Arguments", "Options", "Input and limits", "Output"];
+        assert_eq!(
+            headings,
+            expected
+                .iter()
+                .skip(usize::from(!headings.contains(&"Arguments")))
+                .copied()
+                .collect::<Vec<_>>(),
+            "{command} -h"
+        );
+        for flag in [
+            "--max-envelope-bytes",
+            "--queue-limit",
+            "--max-line-bytes",
+            "--jobs",
+        ] {
+            assert_eq!(
+                heading_of(&sections, flag),
+                "Input and limits",
+                "{command} {flag}"
+            );
+        }
+        for flag in ["--quiet", "--color"] {
+            assert_eq!(heading_of(&sections, flag), "Output", "{command} {flag}");
+        }
+        if command != "show" {
+            for flag in [
+                "--output",
+                "--rejects",
+                "--summary",
+                "--compress",
+                "--progress",
+            ] {
+                assert_eq!(heading_of(&sections, flag), "Output", "{command} {flag}");
+            }
+        }
+        assert_eq!(heading_of(&sections, "--help"), "Options", "{command}");
+    }
+}
+
+#[test]
+fn what_a_command_selects_or_does_comes_first() {
+    let own = [
+        (
+            "filter",
+            &[
+                "--queue", "--status", "--where", "--limit", "--invert", "--count",
+            ][..],
+        ),
+        ("validate", &["--submit", "--require-version", "--warnings"]),
+        ("migrate", &["--to", "--from", "--chokaq-table"]),
+        ("stats", &["--by", "--top"]),
+        ("export", &["--fields", "--neutralize-formulas"]),
+        ("dedupe", &["--keep"]),
+        ("sample", &["--seed", "--by"]),
+        ("redrive", &["--at", "--now", "--rate", "--dry-run"]),
+        ("show", &["--payload", "--all"]),
+        ("gen", &["--count", "--size", "--seed", "--format"]),
+    ];
+    for (command, flags) in own {
+        let sections = sections(command);
+        for flag in flags {
+            assert_eq!(heading_of(&sections, flag), "Options", "{command} {flag}");
+        }
+    }
+    // The other outputs a command writes sit with -o, not among what it selects.
+    let outputs = [
+        ("validate", "--format"),
+        ("validate", "--valid-out"),
+        ("migrate", "--warnings-out"),
+        ("stats", "--format"),
+        ("export", "--format"),
+        ("dedupe", "--dropped"),
+        ("gen", "--output"),
+        ("schema", "--output"),
+    ];
+    for (command, flag) in outputs {
+        assert_eq!(
+            heading_of(&sections(command), flag),
+            "Output",
+            "{command} {flag}"
+        );
+    }
+}
