@@ -30,9 +30,10 @@ pub struct ValidateArgs {
     pub input: InputArgs,
 
     /// How diagnostics are written: `SOURCE:LINE: POINTER: CODE: message` rows, or one JSON
-    /// object per invalid line.
-    #[arg(long, value_enum, default_value_t = Format::Human, help_heading = OUTPUT_HEADING)]
-    format: Format,
+    /// object per invalid line (default: from the -o name, .txt, .log, .json, .jsonl or
+    /// .ndjson, else human; another ending needs --format).
+    #[arg(long, value_enum, help_heading = OUTPUT_HEADING)]
+    format: Option<Format>,
 
     /// Also write the valid lines, byte-identical to the input.
     #[arg(long, value_name = "FILE", help_heading = OUTPUT_HEADING)]
@@ -101,7 +102,20 @@ fn op(args: &ValidateArgs) -> anyhow::Result<ValidateOp> {
     options.require_version = args.require_version;
     options.warnings = true;
     let mut op = ValidateOp::new(EnvelopeRules::new(options)?);
-    op.format = match args.format {
+    let format = super::format_name::pick(
+        "validate",
+        args.output.output.as_deref(),
+        args.format,
+        Format::Human,
+        &[
+            ("txt", Format::Human),
+            ("log", Format::Human),
+            ("json", Format::Json),
+            ("jsonl", Format::Json),
+            ("ndjson", Format::Json),
+        ],
+    )?;
+    op.format = match format {
         Format::Human => ReportFormat::Human,
         Format::Json => ReportFormat::Json,
     };

@@ -583,3 +583,64 @@ fn a_terminal_on_standard_input_is_told_how_to_end_it() {
         }
     }
 }
+
+/// `-o`'s name picks the diagnostics' format (.txt/.log: human rows; .json/.jsonl/.ndjson: JSON
+/// objects; before any .zst or .gz); a different --format is status 2, as is an ending that
+/// names neither without --format; no ending and `-` follow --format or human rows.
+#[test]
+fn the_output_name_picks_the_format_or_is_refused() {
+    let sample = "samples/dlq-sample.jsonl.zst";
+    let dir = scratch("validate-format-names");
+    let kind = |bytes: &[u8]| match bytes.first() {
+        Some(b'{') => "json",
+        Some(b's') => "human",
+        _ => "other",
+    };
+    for (name, format, expected) in [
+        ("e.json", None, "json"),
+        ("e.JSONL", None, "json"),
+        ("e.ndjson", Some("json"), "json"),
+        ("e.log", None, "human"),
+        ("e.txt", Some("human"), "human"),
+        ("errors", None, "human"),
+        ("errors2", Some("json"), "json"),
+        ("e.out", Some("json"), "json"),
+    ] {
+        let path = dir.join(name);
+        let mut args = vec!["validate", "-q", sample, "-o", path.to_str().unwrap()];
+        args.extend(format.iter().flat_map(|f| ["--format", f]));
+        let out = bin().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
+        assert_eq!(kind(&std::fs::read(&path).unwrap()), expected, "{name}");
+    }
+    let out = bin().args(["validate", "-q", sample, "-o", "-"]).output().unwrap();
+    assert_eq!(kind(&out.stdout), "human");
+    let zst = dir.join("e.json.zst");
+    let out = bin()
+        .args(["validate", "-q", sample, "-o", zst.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let plain = zstd::decode_all(std::fs::File::open(&zst).unwrap()).unwrap();
+    assert_eq!(kind(&plain), "json");
+
+    for (name, format, says) in [
+        ("e.json", Some("human"), "--format human does not go with the name's .json"),
+        ("e.log.gz", Some("json"), "--format json does not go with the name's .log"),
+        (
+            "e.out",
+            None,
+            "e.out: validate writes human or json: name the file .txt/.log/.json/.jsonl/.ndjson or give --format",
+        ),
+        ("e.csv", None, "give --format"),
+    ] {
+        let path = dir.join(name);
+        let _ = std::fs::remove_file(&path);
+        let mut args = vec!["validate", "-q", sample, "-o", path.to_str().unwrap()];
+        args.extend(format.iter().flat_map(|f| ["--format", f]));
+        let out = bin().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(stderr(&out).contains(says), "{name}: {}", stderr(&out));
+        assert!(!path.exists(), "{name} was written");
+    }
+}
