@@ -5,12 +5,19 @@ use std::fmt::Write as _;
 
 use super::escape::{escape, shell_word};
 use super::BREAKDOWN_ROWS;
-use crate::ops::{Group, StatsReport, MAX_KEYS};
+use crate::ops::{CodeExamples, Group, StatsReport, MAX_KEYS};
 use crate::pipeline::Summary;
 use crate::report::{noun, percent, thousands};
 
-/// The counts and the books: lines, valid, rejected (by code), blank.
-pub(super) fn books_section(h: &mut String, report: &StatsReport, books: &Summary, files: &str) {
+/// The counts and the books: lines, valid, rejected (by code, with the first lines of each),
+/// blank.
+pub(super) fn books_section(
+    h: &mut String,
+    report: &StatsReport,
+    books: &Summary,
+    examples: &[CodeExamples],
+    files: &str,
+) {
     h.push_str(
         "<section id=\"books\">\n<h2>The books</h2>\n<div class=\"books\">\n\
          <div class=\"cards\">\n",
@@ -33,7 +40,7 @@ pub(super) fn books_section(h: &mut String, report: &StatsReport, books: &Summar
         "rejected lines",
     );
     card(h, "", "blank", report.blank, "blank lines");
-    h.push_str("</div>\n<div>\n");
+    h.push_str("</div>\n");
     for (title, stat, counts) in [
         ("Rejected lines by error code", "by_code", &books.by_code),
         (
@@ -48,24 +55,32 @@ pub(super) fn books_section(h: &mut String, report: &StatsReport, books: &Summar
         let mut rows: Vec<(&&str, &u64)> = counts.iter().collect();
         rows.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
         let largest = rows.first().map_or(0, |r| *r.1);
+        // Only rejected lines have example positions (warnings are of valid lines).
+        let with_examples = stat == "by_code";
         let _ = writeln!(
             h,
-            "<table class=\"codes\">\n<tr><th>{title}</th><th class=\"num\">lines</th>\
-             <th></th></tr>"
+            "<div>\n<table class=\"codes\">\n<tr><th>{title}</th><th class=\"num\">lines</th>\
+             {}<th></th></tr>",
+            if with_examples { "<th>e.g.</th>" } else { "" }
         );
         for (code, &n) in rows {
+            let examples_cell = match with_examples {
+                true => example_lines(examples, code),
+                false => String::new(),
+            };
             let _ = writeln!(
                 h,
                 "<tr><td class=\"key mono\">{}</td><td class=\"num\" data-stat=\"{stat}\" \
-                 data-key=\"{}\">{}</td><td class=\"barcell\">{}</td></tr>",
+                 data-key=\"{}\">{}</td>{examples_cell}<td class=\"barcell\">{}</td></tr>",
                 escape(code),
                 escape(code),
                 thousands(n),
                 bar(n, largest)
             );
         }
-        h.push_str("</table>\n");
+        h.push_str("</table>\n</div>\n");
     }
+    h.push_str("<div>\n");
     if report.rejected > 0 {
         let command = format!("rdq-envelope validate {files}");
         let _ = writeln!(
@@ -79,6 +94,35 @@ pub(super) fn books_section(h: &mut String, report: &StatsReport, books: &Summar
         h.push_str("<p class=\"note\">Every line is valid or blank.</p>\n");
     }
     h.push_str("</div>\n</div>\n</section>\n");
+}
+
+/// The cell of a rejected code's first lines: `file:21, :40, :77` (a line of the same file as
+/// the one before it shows its number alone), each with its source and line as attributes.
+fn example_lines(examples: &[CodeExamples], code: &str) -> String {
+    let mut cell = String::from("<td class=\"examples mono\">");
+    let lines = examples
+        .iter()
+        .find(|e| e.code == code)
+        .map_or(&[][..], |e| &e.lines[..]);
+    let mut before: Option<&str> = None;
+    for (i, at) in lines.iter().enumerate() {
+        let shown = match before {
+            Some(source) if source == at.source => format!(":{}", at.line),
+            _ => format!("{}:{}", at.source, at.line),
+        };
+        let _ = write!(
+            cell,
+            "{}<span data-example data-key=\"{}\" data-source=\"{}\" data-line=\"{}\">{}</span>",
+            if i > 0 { ", " } else { "" },
+            escape(code),
+            escape(&at.source),
+            at.line,
+            escape(&shown)
+        );
+        before = Some(&at.source);
+    }
+    cell.push_str("</td>");
+    cell
 }
 
 /// A bar for a table cell, `n` against `largest`.
@@ -224,6 +268,22 @@ pub(super) fn fingerprint_section(h: &mut String, report: &StatsReport, top: usi
             let _ = writeln!(h, "<div class=\"template mono\">{}</div>", escape(template));
         }
         h.push_str("<dl>\n");
+        if !triage.statuses.is_empty() {
+            h.push_str("<dt>status</dt><dd>");
+            for (i, status) in triage.statuses.iter().enumerate() {
+                let class = if status.status == "DEAD" { " dead" } else { "" };
+                let _ = write!(
+                    h,
+                    "{}<span class=\"mono{class}\">{} <span data-stat=\"fp_status\"{key_attr} \
+                     data-status=\"{}\">{}</span></span>",
+                    if i > 0 { ", " } else { "" },
+                    escape(&status.status),
+                    escape(&status.status),
+                    thousands(status.count)
+                );
+            }
+            h.push_str("</dd>\n");
+        }
         if let (Some(first), Some(last)) = (&triage.first_seen, &triage.last_seen) {
             let _ = writeln!(
                 h,
@@ -271,6 +331,30 @@ pub(super) fn fingerprint_section(h: &mut String, report: &StatsReport, top: usi
                 "<div class=\"cmdline\"><pre class=\"cmd\">{}</pre></div>",
                 escape(&command)
             );
+            // README's redrive step for this failure alone: its DEAD tasks (the only ones
+            // redrive takes) made PENDING again, into a file to look at before enqueueing.
+            let dead = triage
+                .statuses
+                .iter()
+                .find(|s| s.status == "DEAD")
+                .map_or(0, |s| s.count);
+            if dead > 0 {
+                let command = format!(
+                    "rdq-envelope filter -q --status DEAD --fingerprint {key} {files} | \
+                     rdq-envelope redrive --now -o redrive-{key}.jsonl",
+                    key = shell_word(key),
+                );
+                let _ = writeln!(
+                    h,
+                    "<p class=\"note\">Redrive its {} DEAD {} into <code>redrive-{}.jsonl</code>:\
+                     </p>\n<div class=\"cmdline\"><pre class=\"cmd\" data-redrive{key_attr}>{}</pre>\
+                     </div>",
+                    thousands(dead),
+                    noun(dead, "task"),
+                    escape(key),
+                    escape(&command)
+                );
+            }
         }
         h.push_str("</div>\n");
     }
