@@ -1126,7 +1126,10 @@ mod single_pass_tests {
         let (mut parser, mut verdict) = (JsonParser::new(), Verdict::default());
         let bys = [GroupBy::Fingerprint, GroupBy::Status];
         let lines = crate::generate::test_lines(35, 2, 0.2, 900);
-        let tally = |stats: &mut Stats, number: usize, line: &[u8], parser: &mut JsonParser,
+        let tally = |stats: &mut Stats,
+                     number: usize,
+                     line: &[u8],
+                     parser: &mut JsonParser,
                      verdict: &mut Verdict| {
             match rules.check_line(parser, line, verdict) {
                 Some(doc) if verdict.is_valid() => stats.add_grouped(doc.root(), &bys, false),
@@ -1150,7 +1153,10 @@ mod single_pass_tests {
         let one = whole.report(GroupBy::Fingerprint, 1000, &books);
         // The examples are each code's first lines, and some code has more than are kept.
         let examples = whole.reject_examples();
-        assert!(by_code.values().any(|l| l.len() > REJECT_EXAMPLES), "{by_code:?}");
+        assert!(
+            by_code.values().any(|l| l.len() > REJECT_EXAMPLES),
+            "{by_code:?}"
+        );
         let want: Vec<(&str, Vec<u64>)> = by_code
             .iter()
             .map(|(code, l)| (*code, l.iter().take(REJECT_EXAMPLES).copied().collect()))
@@ -1165,7 +1171,10 @@ mod single_pass_tests {
             let statuses = &group.triage.as_ref().unwrap().statuses;
             assert_eq!(statuses.iter().map(|s| s.count).sum::<u64>(), group.count);
         }
-        assert!(one.groups.iter().any(|g| g.triage.as_ref().unwrap().statuses.len() > 1));
+        assert!(one
+            .groups
+            .iter()
+            .any(|g| g.triage.as_ref().unwrap().statuses.len() > 1));
         for chunk in [1, 7, 64, 301] {
             let mut total = Stats::default();
             for (start, part) in lines.chunks(chunk).enumerate() {
@@ -1181,7 +1190,11 @@ mod single_pass_tests {
                 }
                 tally_of_chunk.drain_into(&mut total);
             }
-            assert_eq!(total.report(GroupBy::Fingerprint, 1000, &books), one, "{chunk}");
+            assert_eq!(
+                total.report(GroupBy::Fingerprint, 1000, &books),
+                one,
+                "{chunk}"
+            );
             assert_eq!(total.reject_examples(), examples, "{chunk}");
         }
     }

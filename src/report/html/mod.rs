@@ -251,7 +251,11 @@ fn render(overview: &StatsOverview, books: &Summary, context: &Context<'_>) -> S
         let _ = writeln!(
             h,
             "<li><code data-input>{}</code></li>",
-            escape(if input == "-" { "- (standard input)" } else { input })
+            escape(if input == "-" {
+                "- (standard input)"
+            } else {
+                input
+            })
         );
     }
     h.push_str("</ul>\n");

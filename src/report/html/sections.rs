@@ -112,7 +112,8 @@ fn example_lines(examples: &[CodeExamples], code: &str) -> String {
         };
         let _ = write!(
             cell,
-            "{}<span data-example data-key=\"{}\" data-source=\"{}\" data-line=\"{}\">{}</span>",
+            "{}<span data-stat=\"reject_example\" data-key=\"{}\" data-source=\"{}\" \
+             data-line=\"{}\">{}</span>",
             if i > 0 { ", " } else { "" },
             escape(code),
             escape(&at.source),
