@@ -378,7 +378,8 @@ fn check_figures(html: &str, want: &Expected) {
     for m in of("reject_example") {
         let line = m.get("data-line").unwrap().parse().unwrap();
         let shown = m.text.clone();
-        assert!(shown.ends_with(&format!(":{line}")), "{shown}");
+        let name = shown.strip_suffix(&format!(":{line}")).unwrap();
+        assert!(m.get("data-source").unwrap().ends_with(name), "{shown}");
         examples
             .entry(m.get("data-key").unwrap().to_owned())
             .or_default()

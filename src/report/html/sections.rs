@@ -97,7 +97,9 @@ pub(super) fn books_section(
 }
 
 /// The cell of a rejected code's first lines: `file:21, :40, :77` (a line of the same file as
-/// the one before it shows its number alone), each with its source and line as attributes.
+/// the one before it shows its number alone), each with its source and line as attributes. A
+/// file shows as its last path component when that names it alone among the sources (the
+/// heading names each in full, and the full name is the cell's tooltip).
 fn example_lines(examples: &[CodeExamples], code: &str) -> String {
     let mut cell = String::from("<td class=\"examples mono\">");
     let lines = examples
@@ -108,14 +110,16 @@ fn example_lines(examples: &[CodeExamples], code: &str) -> String {
     for (i, at) in lines.iter().enumerate() {
         let shown = match before {
             Some(source) if source == at.source => format!(":{}", at.line),
-            _ => format!("{}:{}", at.source, at.line),
+            _ => format!("{}:{}", short_name(examples, &at.source), at.line),
         };
         let _ = write!(
             cell,
             "{}<span data-stat=\"reject_example\" data-key=\"{}\" data-source=\"{}\" \
-             data-line=\"{}\">{}</span>",
+             data-line=\"{}\" title=\"{}:{}\">{}</span>",
             if i > 0 { ", " } else { "" },
             escape(code),
+            escape(&at.source),
+            at.line,
             escape(&at.source),
             at.line,
             escape(&shown)
@@ -124,6 +128,22 @@ fn example_lines(examples: &[CodeExamples], code: &str) -> String {
     }
     cell.push_str("</td>");
     cell
+}
+
+/// `source`'s last path component if no other source of the examples ends the same, else
+/// `source`.
+fn short_name<'a>(examples: &[CodeExamples], source: &'a str) -> &'a str {
+    let last = |path: &'a str| path.rsplit('/').next().unwrap_or(path);
+    let short = last(source);
+    let shared = examples
+        .iter()
+        .flat_map(|e| &e.lines)
+        .any(|at| at.source != source && at.source.rsplit('/').next() == Some(short));
+    if shared || short.is_empty() {
+        source
+    } else {
+        short
+    }
 }
 
 /// A bar for a table cell, `n` against `largest`.
@@ -418,4 +438,44 @@ pub(super) fn error_types_section(h: &mut String, report: &StatsReport) {
         );
     }
     h.push_str("</section>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::LineAt;
+
+    fn examples(sources: &[&str]) -> Vec<CodeExamples> {
+        let lines = sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| LineAt {
+                source: (*s).to_owned(),
+                line: i as u64 + 1,
+            })
+            .collect();
+        vec![CodeExamples {
+            code: "WRONG_TYPE",
+            lines,
+        }]
+    }
+
+    #[test]
+    fn a_file_shows_as_its_last_component_when_that_names_it_alone() {
+        let two = examples(&["/data/a/dlq.jsonl", "/data/b/other.jsonl"]);
+        assert_eq!(short_name(&two, "/data/a/dlq.jsonl"), "dlq.jsonl");
+        let same = examples(&["/data/a/dlq.jsonl", "/data/b/dlq.jsonl"]);
+        assert_eq!(short_name(&same, "/data/b/dlq.jsonl"), "/data/b/dlq.jsonl");
+        assert_eq!(short_name(&same, "<stdin>"), "<stdin>");
+        let cell = example_lines(
+            &examples(&["x/a.jsonl", "x/a.jsonl", "b.jsonl"]),
+            "WRONG_TYPE",
+        );
+        let shown: Vec<&str> = cell
+            .split("\">")
+            .skip(2)
+            .map(|s| &s[..s.find('<').unwrap()])
+            .collect();
+        assert_eq!(shown, ["a.jsonl:1", ":2", "b.jsonl:3"], "{cell}");
+    }
 }
