@@ -6,7 +6,7 @@ use anyhow::bail;
 use clap::{Args, ValueEnum};
 
 use rdq_envelope::ops::{GroupBy, StatsOp};
-use rdq_envelope::report::html::{write_html, Context};
+use rdq_envelope::report::html::{made_at, write_html, Context};
 use rdq_envelope::EnvelopeRules;
 
 use super::args::OUTPUT_HEADING;
@@ -89,6 +89,11 @@ pub fn run(args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
             ("htm", FormatArg::Html),
         ],
     )?;
+    // Read before the run, so that a malformed value is refused before any input is.
+    let made_at = match format {
+        FormatArg::Html => report_time()?,
+        FormatArg::Table | FormatArg::Json => String::new(),
+    };
     let options = args.input.rule_options();
     let mut op = StatsOp::new(EnvelopeRules::new(options)?, args.by.into());
     if format == FormatArg::Html {
@@ -120,6 +125,7 @@ pub fn run(args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
                 let context = Context {
                     inputs: &inputs,
                     top: args.top,
+                    made_at: &made_at,
                 };
                 write_html(&op.overview(&total, args.top, books), books, &context, out)?;
                 return Ok(());
@@ -137,4 +143,29 @@ pub fn run(args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
             Ok(())
         },
     )
+}
+
+/// When the HTML report is made: `SOURCE_DATE_EPOCH` when it is set and not empty (the
+/// reproducible-builds convention, whole seconds since 1970 in UTC), so that a build or a
+/// golden test can pin the page; else now.
+fn report_time() -> anyhow::Result<String> {
+    let pinned = std::env::var_os("SOURCE_DATE_EPOCH").filter(|v| !v.is_empty());
+    let seconds = match pinned {
+        Some(value) => value
+            .to_str()
+            .and_then(|text| text.parse::<u64>().ok())
+            .filter(|&seconds| made_at(seconds).is_some())
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "SOURCE_DATE_EPOCH={}: not a time; it is whole seconds since \
+                     1970-01-01T00:00:00Z (UTC), as `date +%s` prints them",
+                    value.to_string_lossy()
+                )
+            })?,
+        // A clock before 1970 is wrong; the report still says when, as 1970.
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs()),
+    };
+    made_at(seconds).ok_or_else(|| anyhow::anyhow!("the clock reads past the year 9999"))
 }

@@ -46,8 +46,9 @@ pub use redrive::{InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveRepo
 pub use sample::{SampleOp, SampleTotal};
 pub use show::{ShowOp, ShowPayload};
 pub use stats::{
-    Bucket, CreatedRange, Day, ErrorType, FingerprintGroup, Group, GroupBy, QueueCount, Stats,
-    StatsOp, StatsOverview, StatsReport, IN_FLIGHT, MAX_KEYS, NO_ATTEMPTS,
+    Bucket, CodeExamples, CreatedRange, Day, ErrorType, FingerprintGroup, Group, GroupBy, LineAt,
+    QueueCount, Stats, StatsOp, StatsOverview, StatsReport, StatusCount, IN_FLIGHT, MAX_KEYS,
+    NO_ATTEMPTS, REJECT_EXAMPLES,
 };
 pub use validate::{ReportFormat, ValidateOp};
 

@@ -7,7 +7,7 @@
 //! there are too many to keep, do not depend on the worker count.
 
 use std::borrow::Borrow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
 
 use serde::Serialize;
@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::arrivals::{self, Arrivals, Unit};
 use super::fields::EnvelopeView;
 use super::fingerprint::{Fingerprint, Fingerprinter};
-use crate::diagnostic::cut_text;
+use crate::diagnostic::{cut_text, Diagnostic};
 use crate::envelope::formats::{push_timestamp, timestamp_bytes};
 use crate::envelope::{Checker, EnvelopeRef, EnvelopeRules};
 use crate::json::Value;
@@ -187,6 +187,9 @@ struct Triage {
     seen: Option<(i64, i64)>,
     /// The first [`SAMPLE_IDS`] IDs, in input order.
     sample_ids: Vec<String>,
+    /// Envelopes per `status`, in the order first seen: a handful at most (the statuses are a
+    /// closed set), so a list searched in place costs less than a map.
+    statuses: Vec<(String, u64)>,
 }
 
 /// How many IDs a fingerprint group keeps.
@@ -205,7 +208,40 @@ impl std::ops::AddAssign for Triage {
         let room = SAMPLE_IDS.saturating_sub(self.sample_ids.len());
         self.sample_ids
             .extend(other.sample_ids.into_iter().take(room));
+        for (status, count) in other.statuses {
+            add_status(&mut self.statuses, &status, count);
+        }
     }
+}
+
+/// Adds `count` envelopes of `status` to a fingerprint group's statuses; allocates only for a
+/// status the group has not had.
+fn add_status(statuses: &mut Vec<(String, u64)>, status: &str, count: u64) {
+    match statuses.iter_mut().find(|(s, _)| s == status) {
+        Some((_, n)) => *n += count,
+        None => statuses.push((status.to_owned(), count)),
+    }
+}
+
+/// How many example lines a rejected code keeps (the first, in input order).
+pub const REJECT_EXAMPLES: usize = 3;
+
+/// Where a rejected line is: its source as given and its line number.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LineAt {
+    /// The source as given (`<stdin>` for standard input).
+    pub source: String,
+    /// The 1-based line number.
+    pub line: u64,
+}
+
+/// A rejected code's first lines, in input order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CodeExamples {
+    /// The error code.
+    pub code: &'static str,
+    /// Its first [`REJECT_EXAMPLES`] lines.
+    pub lines: Vec<LineAt>,
 }
 
 /// The range of two ranges.
@@ -269,6 +305,9 @@ pub struct Stats {
     /// `--by fingerprint`: envelopes per group and queue, keyed by the group's 12 hex
     /// characters (or [`NO_FINGERPRINT`]), a space and the queue.
     group_queues: Counts<String, u64>,
+    /// The first [`REJECT_EXAMPLES`] rejected lines of each error code, in input order: a
+    /// fixed number per code, and the codes are a closed set, so this stays small.
+    reject_examples: BTreeMap<&'static str, Vec<LineAt>>,
     scratch: Scratch,
 }
 
@@ -401,6 +440,7 @@ impl Stats {
         if triage.sample_ids.len() < SAMPLE_IDS {
             triage.sample_ids.push(envelope.id().to_owned());
         }
+        add_status(&mut triage.statuses, envelope.status(), 1);
         scratch.pair.clear();
         match fingerprint {
             Some(f) => scratch
@@ -437,6 +477,40 @@ impl Stats {
         self.hours.drain_into(&mut total.hours);
         self.triage.drain_into(&mut total.triage);
         self.group_queues.drain_into(&mut total.group_queues);
+        // `self` is later in the input than what `total` holds: its lines come after.
+        for (code, lines) in std::mem::take(&mut self.reject_examples) {
+            let kept = total.reject_examples.entry(code).or_default();
+            let room = REJECT_EXAMPLES.saturating_sub(kept.len());
+            kept.extend(lines.into_iter().take(room));
+        }
+    }
+
+    /// Notes a rejected line (line `line` of `source`) as an example of each of its codes that
+    /// has fewer than [`REJECT_EXAMPLES`] so far; call it in input order.
+    pub fn add_rejected(&mut self, source: &str, line: u64, errors: &[Diagnostic]) {
+        for (i, error) in errors.iter().enumerate() {
+            if errors[..i].iter().any(|e| e.code == error.code) {
+                continue;
+            }
+            let kept = self.reject_examples.entry(error.code.as_str()).or_default();
+            if kept.len() < REJECT_EXAMPLES {
+                kept.push(LineAt {
+                    source: source.to_owned(),
+                    line,
+                });
+            }
+        }
+    }
+
+    /// The first [`REJECT_EXAMPLES`] rejected lines of each code, by code.
+    pub fn reject_examples(&self) -> Vec<CodeExamples> {
+        self.reject_examples
+            .iter()
+            .map(|(&code, lines)| CodeExamples {
+                code,
+                lines: lines.clone(),
+            })
+            .collect()
     }
 
     /// The report: groups by count (largest first, then by key), the `top` error types by
@@ -573,15 +647,22 @@ impl Stats {
             "" => self.triage.by_key.get(&None),
             _ => Fingerprint::parse(key).and_then(|f| self.triage.by_key.get(&Some(f))),
         };
-        let (error_type, template, seen, sample_ids) = match triage {
+        let (error_type, template, seen, sample_ids, statuses) = match triage {
             Some((_, t)) => (
                 Some(t.error_type.clone()).filter(|t| !t.is_empty()),
                 Some(t.template.clone()).filter(|_| !t.error_type.is_empty()),
                 t.seen,
                 t.sample_ids.clone(),
+                t.statuses.clone(),
             ),
-            None => (None, None, None, Vec::new()),
+            None => (None, None, None, Vec::new(), Vec::new()),
         };
+        let mut statuses: Vec<StatusCount> = statuses
+            .into_iter()
+            .map(|(status, count)| StatusCount { status, count })
+            .collect();
+        statuses
+            .sort_unstable_by(|a, b| b.count.cmp(&a.count).then_with(|| a.status.cmp(&b.status)));
         FingerprintGroup {
             error_type,
             template,
@@ -589,6 +670,7 @@ impl Stats {
             last_seen: seen.map(|(_, last)| timestamp(last)),
             top_queues: queues.remove(key).unwrap_or_default(),
             sample_ids,
+            statuses,
         }
     }
 }
@@ -684,6 +766,18 @@ pub struct FingerprintGroup {
     pub top_queues: Vec<QueueCount>,
     /// The first 3 IDs of the group, in input order.
     pub sample_ids: Vec<String>,
+    /// Envelopes of the group per `status`, most first (then by name): how many of this
+    /// failure are DEAD, and so can be redriven.
+    pub statuses: Vec<StatusCount>,
+}
+
+/// Envelopes of one status.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct StatusCount {
+    /// The status.
+    pub status: String,
+    /// Envelopes with it.
+    pub count: u64,
 }
 
 /// Envelopes of one queue.
@@ -763,6 +857,8 @@ pub struct StatsOverview {
     pub reports: Vec<StatsReport>,
     /// The arrivals over time, in buckets of a width that suits their range.
     pub arrivals: Arrivals,
+    /// The first rejected lines of each error code, by code.
+    pub reject_examples: Vec<CodeExamples>,
 }
 
 impl StatsOp {
@@ -812,6 +908,7 @@ impl StatsOp {
                 .map(|(index, &by)| total.report_of(index, by, top, books))
                 .collect(),
             arrivals: total.arrivals(),
+            reject_examples: total.reject_examples(),
         }
     }
 
@@ -852,6 +949,8 @@ impl LineOperation for StatsOp {
     ) -> Action {
         let checked = checker.check_line(&line);
         let Some(envelope) = checked.envelope() else {
+            out.tally
+                .add_rejected(source, line.number, &checked.verdict().errors);
             let at = super::position(source, &line);
             return super::reject(checked.verdict(), at, &line, out, self.write_rejects);
         };
@@ -1016,5 +1115,87 @@ mod single_pass_tests {
             arrivals.buckets.iter().map(|b| b.count).sum::<u64>(),
             days.iter().map(|d| d.count).sum::<u64>()
         );
+    }
+
+    /// Cut into chunks of any size and drained in input order, the fingerprint groups' status
+    /// counts and the rejected codes' example lines are those of one tally of everything: the
+    /// examples the first of each code in input order, at most [`REJECT_EXAMPLES`].
+    #[test]
+    fn statuses_and_reject_examples_merge_as_one_chunk() {
+        let rules = EnvelopeRules::new(RuleOptions::default()).unwrap();
+        let (mut parser, mut verdict) = (JsonParser::new(), Verdict::default());
+        let bys = [GroupBy::Fingerprint, GroupBy::Status];
+        let lines = crate::generate::test_lines(35, 2, 0.2, 900);
+        let tally = |stats: &mut Stats,
+                     number: usize,
+                     line: &[u8],
+                     parser: &mut JsonParser,
+                     verdict: &mut Verdict| {
+            match rules.check_line(parser, line, verdict) {
+                Some(doc) if verdict.is_valid() => stats.add_grouped(doc.root(), &bys, false),
+                _ => stats.add_rejected("in.jsonl", number as u64 + 1, &verdict.errors),
+            }
+        };
+        let mut whole = Stats::default();
+        let mut by_code: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+        for (number, line) in lines.iter().enumerate() {
+            tally(&mut whole, number, line, &mut parser, &mut verdict);
+            if !verdict.is_valid() {
+                let mut codes: Vec<&str> = verdict.errors.iter().map(|e| e.code.as_str()).collect();
+                codes.sort_unstable();
+                codes.dedup();
+                for code in codes {
+                    by_code.entry(code).or_default().push(number as u64 + 1);
+                }
+            }
+        }
+        let books = Summary::default();
+        let one = whole.report(GroupBy::Fingerprint, 1000, &books);
+        // The examples are each code's first lines, and some code has more than are kept.
+        let examples = whole.reject_examples();
+        assert!(
+            by_code.values().any(|l| l.len() > REJECT_EXAMPLES),
+            "{by_code:?}"
+        );
+        let want: Vec<(&str, Vec<u64>)> = by_code
+            .iter()
+            .map(|(code, l)| (*code, l.iter().take(REJECT_EXAMPLES).copied().collect()))
+            .collect();
+        let got: Vec<(&str, Vec<u64>)> = examples
+            .iter()
+            .map(|e| (e.code, e.lines.iter().map(|l| l.line).collect()))
+            .collect();
+        assert_eq!(got, want);
+        // Each group's statuses add up to its count; some group has more than one status.
+        for group in &one.groups {
+            let statuses = &group.triage.as_ref().unwrap().statuses;
+            assert_eq!(statuses.iter().map(|s| s.count).sum::<u64>(), group.count);
+        }
+        assert!(one
+            .groups
+            .iter()
+            .any(|g| g.triage.as_ref().unwrap().statuses.len() > 1));
+        for chunk in [1, 7, 64, 301] {
+            let mut total = Stats::default();
+            for (start, part) in lines.chunks(chunk).enumerate() {
+                let mut tally_of_chunk = Stats::default();
+                for (i, line) in part.iter().enumerate() {
+                    tally(
+                        &mut tally_of_chunk,
+                        start * chunk + i,
+                        line,
+                        &mut parser,
+                        &mut verdict,
+                    );
+                }
+                tally_of_chunk.drain_into(&mut total);
+            }
+            assert_eq!(
+                total.report(GroupBy::Fingerprint, 1000, &books),
+                one,
+                "{chunk}"
+            );
+            assert_eq!(total.reject_examples(), examples, "{chunk}");
+        }
     }
 }

@@ -300,6 +300,7 @@ struct Expected {
     seen: Option<(String, String)>,
     queues: HashMap<String, u64>,
     ids: Vec<String>,
+    statuses: HashMap<String, u64>,
 }
 
 #[test]
@@ -365,6 +366,9 @@ fn fingerprint_groups_match_a_per_line_computation_for_any_worker_count() {
         if g.ids.len() < 3 {
             g.ids.push(text(root.get("id")).unwrap());
         }
+        *g.statuses
+            .entry(text(root.get("status")).unwrap())
+            .or_default() += 1;
     }
     assert!(groups.len() > 10 && groups.contains_key(&None));
     let mut first = None;
@@ -393,6 +397,10 @@ fn fingerprint_groups_match_a_per_line_computation_for_any_worker_count() {
                 "last_seen": want.seen.as_ref().map(|s| &s.1),
                 "top_queues": queues,
                 "sample_ids": want.ids,
+                "statuses": ranked(want.statuses.clone())
+                    .into_iter()
+                    .map(|(status, count)| json!({"status": status, "count": count}))
+                    .collect::<Vec<Value>>(),
             });
             assert_eq!(group, &expected, "-j {jobs}");
         }

@@ -54,7 +54,14 @@ fn report(file: &Path, top: usize, jobs: usize) -> String {
     let args = [
         "-j", &jobs, "stats", "-q", "--format", "html", "--top", &top, file,
     ];
-    String::from_utf8(ok(&args)).unwrap()
+    // A pinned time, so that two runs make the same page.
+    let out = bin()
+        .args(args)
+        .env("SOURCE_DATE_EPOCH", "1796320800")
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// What the report must show: `stats --format json` by status, queue and fingerprint, and the
@@ -63,6 +70,8 @@ struct Expected {
     by: BTreeMap<&'static str, Value>,
     books: Value,
     top: usize,
+    /// The first 3 rejected lines of each code, as `validate --format json` reports them.
+    examples: BTreeMap<String, Vec<(String, u64)>>,
 }
 
 fn expected(file: &Path, top: usize, dir: &Path) -> Expected {
@@ -89,7 +98,32 @@ fn expected(file: &Path, top: usize, dir: &Path) -> Expected {
     ];
     ok(&args);
     let books = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
-    Expected { by, books, top }
+    let mut examples: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
+    let reports = ok(&["validate", "-q", "--format", "json", name]);
+    for report in String::from_utf8(reports).unwrap().lines() {
+        let report: Value = serde_json::from_str(report).unwrap();
+        let mut codes: Vec<&str> = report["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["code"].as_str().unwrap())
+            .collect();
+        codes.sort_unstable();
+        codes.dedup();
+        for code in codes {
+            let lines = examples.entry(code.to_owned()).or_default();
+            if lines.len() < 3 {
+                let source = report["source"].as_str().unwrap().to_owned();
+                lines.push((source, n(&report["line"])));
+            }
+        }
+    }
+    Expected {
+        by,
+        books,
+        top,
+        examples,
+    }
 }
 
 /// An element with a `data-stat` marker (or `data-sample-id`): its attributes and its text
@@ -321,7 +355,37 @@ fn check_figures(html: &str, want: &Expected) {
             .map(|q| (q["queue"].as_str().unwrap().to_owned(), n(&q["count"])))
             .collect();
         assert_eq!(queues, want_queues, "top queues of {key:?}");
+        let statuses: Vec<(String, u64)> = of("fp_status")
+            .filter(|m| m.get("data-key") == key)
+            .map(|m| (m.get("data-status").unwrap().to_owned(), m.number()))
+            .collect();
+        let want_statuses: Vec<(String, u64)> = group["statuses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s["status"].as_str().unwrap().to_owned(), n(&s["count"])))
+            .collect();
+        assert_eq!(statuses, want_statuses, "statuses of {key:?}");
+        assert_eq!(
+            want_statuses.iter().map(|s| s.1).sum::<u64>(),
+            n(&group["count"]),
+            "the statuses of {key:?} add up to its count"
+        );
     }
+
+    // The first lines of each rejected code, in input order, in its row; no more.
+    let mut examples: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
+    for m in of("reject_example") {
+        let line = m.get("data-line").unwrap().parse().unwrap();
+        let shown = m.text.clone();
+        let name = shown.strip_suffix(&format!(":{line}")).unwrap();
+        assert!(m.get("data-source").unwrap().ends_with(name), "{shown}");
+        examples
+            .entry(m.get("data-key").unwrap().to_owned())
+            .or_default()
+            .push((m.get("data-source").unwrap().to_owned(), line));
+    }
+    assert_eq!(examples, want.examples, "rejected lines' examples");
 
     // The histograms: every bucket counted (the first HISTOGRAM_BARS).
     for stat in ["attempts", "redrives"] {
@@ -620,6 +684,101 @@ fn the_output_file_is_written_whole_or_not_at_all() {
     assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
 }
 
+/// The heading says when the report was made, `SOURCE_DATE_EPOCH` if set (a malformed one is
+/// status 2, before anything is written), and names every input in full.
+#[test]
+fn the_heading_says_when_and_names_every_input_in_full() {
+    let dir = scratch("html-heading");
+    let long = format!(
+        "{} it's \"quoted\".jsonl",
+        "a long name with spaces ".repeat(8)
+    );
+    let input = dir.join(&long);
+    std::fs::write(&input, gen_lines(20, 5, Some(2), 0.0)).unwrap();
+    let name = input.to_str().unwrap();
+    let stats = |epoch: Option<&str>| {
+        let mut command = bin();
+        command.args(["stats", "-q", "--format", "html", name, name]);
+        command.env_remove("SOURCE_DATE_EPOCH");
+        if let Some(epoch) = epoch {
+            command.env("SOURCE_DATE_EPOCH", epoch);
+        }
+        command.output().unwrap()
+    };
+    let made = |out: &std::process::Output| {
+        let html = String::from_utf8(out.stdout.clone()).unwrap();
+        let marks = marked(&html);
+        let made = marks.iter().find(|m| m.stat() == "made_at").unwrap();
+        assert_eq!(made.get("datetime"), Some(made.text.as_str()));
+        (made.text.clone(), html)
+    };
+    let out = stats(Some("1796320800"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (at, html) = made(&out);
+    assert_eq!(at, "2026-12-03T18:00:00Z");
+    // Each input in full, escaped, twice as given twice.
+    let escaped = long.replace('\'', "&#39;").replace('"', "&quot;");
+    let listed = format!(
+        "<li><code data-input>{}/{escaped}</code></li>",
+        dir.display()
+    );
+    assert_eq!(html.matches(&listed).count(), 2, "{html:.2000}");
+    assert!(html.contains("from 2 inputs:"));
+    // The same seconds, the same page.
+    assert_eq!(stats(Some("1796320800")).stdout, out.stdout);
+    // Unset (or empty): now, to the second.
+    for epoch in [None, Some("")] {
+        let before = std::time::SystemTime::now();
+        let (at, _) = made(&stats(epoch));
+        let seconds =
+            |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+        let after = seconds(std::time::SystemTime::now());
+        let before = seconds(before);
+        let shown: Vec<String> = (before..=after)
+            .map(|s| {
+                let out = stats(Some(&s.to_string()));
+                made(&out).0
+            })
+            .collect();
+        assert!(shown.contains(&at), "{at} not in {shown:?}");
+    }
+    // Not a count of seconds: status 2, saying what it wants, and no page.
+    for bad in ["yesterday", "-5", "1.5", "99999999999999999999"] {
+        let out = stats(Some(bad));
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let message = stderr(&out);
+        assert!(
+            message.contains(&format!("SOURCE_DATE_EPOCH={bad}: not a time"))
+                && message.contains("whole seconds since"),
+            "{message}"
+        );
+        assert!(out.stdout.is_empty(), "{bad}");
+    }
+    // The table and JSON do not read it.
+    let mut json = bin();
+    json.args(["stats", "-q", "--format", "json", name]);
+    json.env("SOURCE_DATE_EPOCH", "yesterday");
+    assert_eq!(json.output().unwrap().status.code(), Some(0));
+}
+
+/// The `<pre data-redrive>` command lines of a page, as their text (what Copy copies).
+fn redrive_commands(html: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let mut rest = html;
+    while let Some(at) = rest.find("<pre class=\"cmd\" data-redrive") {
+        rest = &rest[at..];
+        let tag_end = rest.find('>').unwrap();
+        let tag = &rest[..tag_end];
+        let key = &tag[tag.find("data-key=\"").unwrap() + 10..];
+        let key = key[..key.find('"').unwrap()].to_owned();
+        let text = &rest[tag_end + 1..];
+        let text = decode(&text[..text.find("</pre>").unwrap()]);
+        found.push((key, text));
+        rest = &rest[tag_end..];
+    }
+    found
+}
+
 /// The build's `target/` folder (where the screenshots go).
 fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
@@ -640,9 +799,16 @@ fn chromium_renders_it_with_the_same_figures() {
     let gen = dir.join("gen.jsonl");
     std::fs::write(&gen, gen_input()).unwrap();
     let target = target_dir();
+    // Rejected lines, and a name a shell must have quoted, long enough to wrap.
+    let awkward = dir.join(format!(
+        "{}it's a \"DLQ\" $HOME `export`.jsonl",
+        "a long file name with spaces that wraps ".repeat(4)
+    ));
+    std::fs::write(&awkward, gen_lines(600, 43, Some(2), 0.1)).unwrap();
     for (file, top, png) in [
         (gen.as_path(), 10, "report-gen.png"),
         (sample().as_path(), 10, "report.png"),
+        (awkward.as_path(), 5, "report-rejects.png"),
     ] {
         let html_path = dir.join(png.replace(".png", ".html"));
         std::fs::write(&html_path, report(file, top, 2)).unwrap();
@@ -690,8 +856,107 @@ fn chromium_renders_it_with_the_same_figures() {
         );
         assert!(!dom.contains("data-script-error=\""), "no script error");
         assert!(dom.contains("class=\"copy\""), "the copy buttons are there");
-        check_figures(&dom, &expected(file, top, &dir));
+        let want = expected(file, top, &dir);
+        check_figures(&dom, &want);
+        let marks = marked(&dom);
+        assert!(
+            marks.iter().any(|m| m.stat() == "made_at"),
+            "when it was made"
+        );
+        assert!(
+            dom.contains(&format!(
+                "<code data-input=\"\">{}</code>",
+                file.to_str()
+                    .unwrap()
+                    .replace('&', "&amp;")
+                    .replace('<', "&lt;")
+                    .replace('>', "&gt;")
+            )),
+            "the input named in full"
+        );
+        if file == awkward {
+            assert!(!want.examples.is_empty(), "rejected lines");
+            check_redrive_commands(&dom, &want, &dir);
+        }
         let png_bytes = std::fs::read(&screenshot).expect("a screenshot");
         assert!(png_bytes.starts_with(b"\x89PNG") && png_bytes.len() > 10_000);
+    }
+}
+
+/// Each fingerprint's redrive command, as Copy copies it from the rendered page and run by a
+/// shell, redrives exactly that fingerprint's DEAD tasks: as many as the report says, all
+/// PENDING now, each of that fingerprint.
+fn check_redrive_commands(dom: &str, want: &Expected, dir: &Path) {
+    let commands = redrive_commands(dom);
+    let groups = want.by["fingerprint"]["groups"].as_array().unwrap();
+    let dead_of = |key: &str| {
+        let group = groups.iter().find(|g| g["key"] == key).unwrap();
+        group["statuses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["status"] == "DEAD")
+            .map_or(0, |s| n(&s["count"]))
+    };
+    let listed: Vec<&str> = groups
+        .iter()
+        .take(want.top)
+        .filter_map(|g| g["key"].as_str())
+        .filter(|key| dead_of(key) > 0)
+        .collect();
+    let keys: Vec<&str> = commands.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        keys, listed,
+        "a redrive command for each listed group with DEAD tasks"
+    );
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_rdq-envelope"));
+    let path = format!(
+        "{}:{}",
+        exe.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let work = dir.join("redrive-here");
+    std::fs::create_dir_all(&work).unwrap();
+    for (key, command) in &commands {
+        assert!(
+            command.contains("--status DEAD") && command.contains(key),
+            "{command}"
+        );
+        let out = Command::new("sh")
+            .args(["-c", command])
+            .current_dir(&work)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{command}: {}", stderr(&out));
+        let batch = std::fs::read_to_string(work.join(format!("redrive-{key}.jsonl"))).unwrap();
+        assert_eq!(batch.lines().count() as u64, dead_of(key), "{command}");
+        let batch_path = work.join(format!("redrive-{key}.jsonl"));
+        let batch_name = batch_path.to_str().unwrap();
+        let statuses = ok(&[
+            "stats", "-q", "--by", "status", "--format", "json", batch_name,
+        ]);
+        let statuses: Value = serde_json::from_slice(&statuses).unwrap();
+        assert_eq!(
+            statuses["groups"],
+            serde_json::json!([{"key": "PENDING", "count": dead_of(key)}]),
+            "{command}"
+        );
+        let fingerprints = ok(&[
+            "stats",
+            "-q",
+            "--by",
+            "fingerprint",
+            "--format",
+            "json",
+            batch_name,
+        ]);
+        let fingerprints: Value = serde_json::from_slice(&fingerprints).unwrap();
+        assert_eq!(fingerprints["groups"][0]["key"], key.as_str(), "{command}");
+        assert_eq!(
+            fingerprints["groups"].as_array().unwrap().len(),
+            1,
+            "{command}"
+        );
     }
 }

@@ -34,6 +34,16 @@ pub(crate) fn shell_word(word: &str) -> String {
     }
 }
 
+/// A file name for a shell: [`shell_word`], and `./` before a relative name that starts with
+/// `-` (which a command would read as an option). `-` stays: it is standard input.
+pub(crate) fn shell_path(path: &str) -> String {
+    if path.starts_with('-') && path != "-" {
+        shell_word(&format!("./{path}"))
+    } else {
+        shell_word(path)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +68,8 @@ mod tests {
         assert_eq!(shell_word("my file"), "'my file'");
         assert_eq!(shell_word("it's"), r"'it'\''s'");
         assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_path("-x.jsonl"), "./-x.jsonl");
+        assert_eq!(shell_path("-"), "-");
+        assert_eq!(shell_path("/tmp/a b"), "'/tmp/a b'");
     }
 }

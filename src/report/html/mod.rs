@@ -15,12 +15,13 @@ use sha2::{Digest, Sha256};
 
 use crate::ops::StatsOverview;
 use crate::pipeline::Summary;
+use crate::report::noun;
 
 mod escape;
 mod sections;
 mod svg;
 
-use escape::{escape, shell_word};
+use escape::{escape, shell_path};
 use sections::{books_section, breakdown_section, error_types_section, fingerprint_section};
 use svg::{arrivals_section, histogram_section};
 
@@ -37,6 +38,31 @@ pub struct Context<'a> {
     pub inputs: &'a [String],
     /// How many fingerprints and error types to list (`stats --top`).
     pub top: usize,
+    /// When the report was made, as the page shows it (UTC, `2026-12-03T18:00:00Z`): the
+    /// caller's, so that a build can pin it (`SOURCE_DATE_EPOCH`, [`made_at`]).
+    pub made_at: &'a str,
+}
+
+/// The time a report made at `seconds` since 1970 shows: `2026-12-03T18:00:00Z` (UTC, to the
+/// second). `None` past the years the crate's timestamps can write (0000 to 9999).
+///
+/// ```
+/// use rdq_envelope::report::html::made_at;
+/// assert_eq!(made_at(0).as_deref(), Some("1970-01-01T00:00:00Z"));
+/// assert_eq!(made_at(1_796_320_800).as_deref(), Some("2026-12-03T18:00:00Z"));
+/// assert_eq!(made_at(u64::MAX), None);
+/// ```
+pub fn made_at(seconds: u64) -> Option<String> {
+    // 9999-12-31T23:59:59Z: the last second a four-digit year writes.
+    const LAST: u64 = 253_402_300_799;
+    if seconds > LAST {
+        return None;
+    }
+    let mut text = Vec::with_capacity(24);
+    crate::envelope::formats::push_timestamp(&mut text, seconds as i64 * 1000);
+    let text = String::from_utf8(text).ok()?;
+    // `...:00.000Z`: the milliseconds of a whole second say nothing.
+    Some(format!("{}Z", text.strip_suffix(".000Z")?))
 }
 
 /// Writes the triage report of a `stats` run: `overview` is [`StatsOp::overview`] of an
@@ -61,7 +87,7 @@ pub struct Context<'a> {
 /// let (books, total) = pipeline::run(sources, &op, PipelineOptions::default(), outputs, None)?;
 ///
 /// let mut page = Vec::new();
-/// let context = Context { inputs: &["dlq.jsonl".to_owned()], top: 10 };
+/// let context = Context { inputs: &["dlq.jsonl".to_owned()], top: 10, made_at: "2026-12-03T18:00:00Z" };
 /// write_html(&op.overview(&total, context.top, &books), &books, &context, &mut page)?;
 /// let page = String::from_utf8(page)?;
 /// assert!(page.starts_with("<!DOCTYPE html>"));
@@ -117,12 +143,19 @@ h2 { font-size: 16px; margin: 0 0 10px; }
 h2 small { font-weight: normal; color: var(--muted); }
 header { border-bottom: 2px solid var(--ink); padding-bottom: 10px; margin-bottom: 18px; }
 header p { margin: 2px 0; color: var(--muted); overflow-wrap: anywhere; }
+header ul.inputs { margin: 2px 0 4px; padding-left: 20px; }
+header ul.inputs code { overflow-wrap: anywhere; white-space: pre-wrap; }
 section { margin: 0 0 22px; }
 .grid { display: grid; grid-template-columns: 1fr 1fr; gap: 0 32px; }
 .grid > section { min-width: 0; }
-.books { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 7fr); gap: 12px 32px;
-  align-items: start; }
-.cards { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+/* The cards in one row, and the code tables under them the page's width: a long table in a
+   column beside the cards (or beside anything) leaves a blank column next to it. */
+.books > * + * { margin-top: 12px; }
+.cards { display: grid; grid-template-columns: repeat(4, minmax(0, 1fr)); gap: 12px; }
+table.codes td.key, table.codes th:first-child { white-space: nowrap; }
+table.codes td.barcell { width: 22%; }
+td.examples { overflow-wrap: anywhere; color: var(--muted); }
+.fp .dead { color: var(--bad); font-weight: 600; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 8px 16px; background: var(--soft); }
 .card .n { display: block; font-size: 24px; font-weight: 600; font-variant-numeric: tabular-nums; }
 .card .l { color: var(--muted); }
@@ -163,12 +196,13 @@ button.copy { font: inherit; font-size: 12px; padding: 3px 10px; border: 1px sol
   border-radius: 4px; background: #fff; cursor: pointer; }
 footer { border-top: 1px solid var(--line); padding-top: 8px; color: var(--muted);
   font-size: 12.5px; }
-@media (max-width: 900px) { .grid, .books { grid-template-columns: 1fr; } }
+@media (max-width: 900px) { .grid { grid-template-columns: 1fr; }
+  .cards { grid-template-columns: 1fr 1fr; } }
 @media print {
   @page { margin: 12mm; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   body { max-width: none; padding: 0; font-size: 10pt; }
-  .grid, .books { grid-template-columns: 1fr 1fr; }
+  .grid { grid-template-columns: 1fr 1fr; }
   section, figure, .fp, tr, svg { break-inside: avoid; page-break-inside: avoid; }
   h2 { break-after: avoid; page-break-after: avoid; }
   button.copy { display: none; }
@@ -204,12 +238,27 @@ fn render(overview: &StatsOverview, books: &Summary, context: &Context<'_>) -> S
         escape(&named),
     );
 
-    // The heading.
-    let _ = write!(
+    // The heading: when it was made, and every input named in full (a long name wraps).
+    let _ = writeln!(
         h,
-        "<header>\n<h1>Triage report</h1>\n<p>{}</p>\n",
-        escape(&named)
+        "<header>\n<h1>Triage report</h1>\n<p>Made <time data-stat=\"made_at\" \
+         datetime=\"{made}\">{made}</time> (UTC) from {} {}:</p>\n<ul class=\"inputs\">",
+        inputs.len(),
+        noun(inputs.len() as u64, "input"),
+        made = escape(context.made_at),
     );
+    for input in &inputs {
+        let _ = writeln!(
+            h,
+            "<li><code data-input>{}</code></li>",
+            escape(if input == "-" {
+                "- (standard input)"
+            } else {
+                input
+            })
+        );
+    }
+    h.push_str("</ul>\n");
     match &first.created_at {
         Some(range) => {
             let _ = writeln!(
@@ -224,8 +273,14 @@ fn render(overview: &StatsOverview, books: &Summary, context: &Context<'_>) -> S
     }
     h.push_str("</header>\n");
 
-    let files: Vec<String> = inputs.iter().map(|i| shell_word(i)).collect();
-    books_section(&mut h, first, books, &files.join(" "));
+    let files: Vec<String> = inputs.iter().map(|i| shell_path(i)).collect();
+    books_section(
+        &mut h,
+        first,
+        books,
+        &overview.reject_examples,
+        &files.join(" "),
+    );
     arrivals_section(&mut h, &overview.arrivals, first.envelopes);
 
     h.push_str("<div class=\"grid\">\n");

@@ -5,12 +5,19 @@ use std::fmt::Write as _;
 
 use super::escape::{escape, shell_word};
 use super::BREAKDOWN_ROWS;
-use crate::ops::{Group, StatsReport, MAX_KEYS};
+use crate::ops::{CodeExamples, Group, StatsReport, MAX_KEYS};
 use crate::pipeline::Summary;
 use crate::report::{noun, percent, thousands};
 
-/// The counts and the books: lines, valid, rejected (by code), blank.
-pub(super) fn books_section(h: &mut String, report: &StatsReport, books: &Summary, files: &str) {
+/// The counts and the books: lines, valid, rejected (by code, with the first lines of each),
+/// blank.
+pub(super) fn books_section(
+    h: &mut String,
+    report: &StatsReport,
+    books: &Summary,
+    examples: &[CodeExamples],
+    files: &str,
+) {
     h.push_str(
         "<section id=\"books\">\n<h2>The books</h2>\n<div class=\"books\">\n\
          <div class=\"cards\">\n",
@@ -33,7 +40,7 @@ pub(super) fn books_section(h: &mut String, report: &StatsReport, books: &Summar
         "rejected lines",
     );
     card(h, "", "blank", report.blank, "blank lines");
-    h.push_str("</div>\n<div>\n");
+    h.push_str("</div>\n");
     for (title, stat, counts) in [
         ("Rejected lines by error code", "by_code", &books.by_code),
         (
@@ -48,24 +55,32 @@ pub(super) fn books_section(h: &mut String, report: &StatsReport, books: &Summar
         let mut rows: Vec<(&&str, &u64)> = counts.iter().collect();
         rows.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
         let largest = rows.first().map_or(0, |r| *r.1);
+        // Only rejected lines have example positions (warnings are of valid lines).
+        let with_examples = stat == "by_code";
         let _ = writeln!(
             h,
-            "<table class=\"codes\">\n<tr><th>{title}</th><th class=\"num\">lines</th>\
-             <th></th></tr>"
+            "<div>\n<table class=\"codes\">\n<tr><th>{title}</th><th class=\"num\">lines</th>\
+             {}<th></th></tr>",
+            if with_examples { "<th>e.g.</th>" } else { "" }
         );
         for (code, &n) in rows {
+            let examples_cell = match with_examples {
+                true => example_lines(examples, code),
+                false => String::new(),
+            };
             let _ = writeln!(
                 h,
                 "<tr><td class=\"key mono\">{}</td><td class=\"num\" data-stat=\"{stat}\" \
-                 data-key=\"{}\">{}</td><td class=\"barcell\">{}</td></tr>",
+                 data-key=\"{}\">{}</td>{examples_cell}<td class=\"barcell\">{}</td></tr>",
                 escape(code),
                 escape(code),
                 thousands(n),
                 bar(n, largest)
             );
         }
-        h.push_str("</table>\n");
+        h.push_str("</table>\n</div>\n");
     }
+    h.push_str("<div>\n");
     if report.rejected > 0 {
         let command = format!("rdq-envelope validate {files}");
         let _ = writeln!(
@@ -79,6 +94,56 @@ pub(super) fn books_section(h: &mut String, report: &StatsReport, books: &Summar
         h.push_str("<p class=\"note\">Every line is valid or blank.</p>\n");
     }
     h.push_str("</div>\n</div>\n</section>\n");
+}
+
+/// The cell of a rejected code's first lines: `file:21, :40, :77` (a line of the same file as
+/// the one before it shows its number alone), each with its source and line as attributes. A
+/// file shows as its last path component when that names it alone among the sources (the
+/// heading names each in full, and the full name is the cell's tooltip).
+fn example_lines(examples: &[CodeExamples], code: &str) -> String {
+    let mut cell = String::from("<td class=\"examples mono\">");
+    let lines = examples
+        .iter()
+        .find(|e| e.code == code)
+        .map_or(&[][..], |e| &e.lines[..]);
+    let mut before: Option<&str> = None;
+    for (i, at) in lines.iter().enumerate() {
+        let shown = match before {
+            Some(source) if source == at.source => format!(":{}", at.line),
+            _ => format!("{}:{}", short_name(examples, &at.source), at.line),
+        };
+        let _ = write!(
+            cell,
+            "{}<span data-stat=\"reject_example\" data-key=\"{}\" data-source=\"{}\" \
+             data-line=\"{}\" title=\"{}:{}\">{}</span>",
+            if i > 0 { ", " } else { "" },
+            escape(code),
+            escape(&at.source),
+            at.line,
+            escape(&at.source),
+            at.line,
+            escape(&shown)
+        );
+        before = Some(&at.source);
+    }
+    cell.push_str("</td>");
+    cell
+}
+
+/// `source`'s last path component if no other source of the examples ends the same, else
+/// `source`.
+fn short_name<'a>(examples: &[CodeExamples], source: &'a str) -> &'a str {
+    let last = |path: &'a str| path.rsplit('/').next().unwrap_or(path);
+    let short = last(source);
+    let shared = examples
+        .iter()
+        .flat_map(|e| &e.lines)
+        .any(|at| at.source != source && at.source.rsplit('/').next() == Some(short));
+    if shared || short.is_empty() {
+        source
+    } else {
+        short
+    }
 }
 
 /// A bar for a table cell, `n` against `largest`.
@@ -224,6 +289,22 @@ pub(super) fn fingerprint_section(h: &mut String, report: &StatsReport, top: usi
             let _ = writeln!(h, "<div class=\"template mono\">{}</div>", escape(template));
         }
         h.push_str("<dl>\n");
+        if !triage.statuses.is_empty() {
+            h.push_str("<dt>status</dt><dd>");
+            for (i, status) in triage.statuses.iter().enumerate() {
+                let class = if status.status == "DEAD" { " dead" } else { "" };
+                let _ = write!(
+                    h,
+                    "{}<span class=\"mono{class}\">{} <span data-stat=\"fp_status\"{key_attr} \
+                     data-status=\"{}\">{}</span></span>",
+                    if i > 0 { ", " } else { "" },
+                    escape(&status.status),
+                    escape(&status.status),
+                    thousands(status.count)
+                );
+            }
+            h.push_str("</dd>\n");
+        }
         if let (Some(first), Some(last)) = (&triage.first_seen, &triage.last_seen) {
             let _ = writeln!(
                 h,
@@ -271,6 +352,30 @@ pub(super) fn fingerprint_section(h: &mut String, report: &StatsReport, top: usi
                 "<div class=\"cmdline\"><pre class=\"cmd\">{}</pre></div>",
                 escape(&command)
             );
+            // README's redrive step for this failure alone: its DEAD tasks (the only ones
+            // redrive takes) made PENDING again, into a file to look at before enqueueing.
+            let dead = triage
+                .statuses
+                .iter()
+                .find(|s| s.status == "DEAD")
+                .map_or(0, |s| s.count);
+            if dead > 0 {
+                let command = format!(
+                    "rdq-envelope filter -q --status DEAD --fingerprint {key} {files} | \
+                     rdq-envelope redrive --now -o redrive-{key}.jsonl",
+                    key = shell_word(key),
+                );
+                let _ = writeln!(
+                    h,
+                    "<p class=\"note\">Redrive its {} DEAD {} into <code>redrive-{}.jsonl</code>:\
+                     </p>\n<div class=\"cmdline\"><pre class=\"cmd\" data-redrive{key_attr}>{}</pre>\
+                     </div>",
+                    thousands(dead),
+                    noun(dead, "task"),
+                    escape(key),
+                    escape(&command)
+                );
+            }
         }
         h.push_str("</div>\n");
     }
@@ -333,4 +438,44 @@ pub(super) fn error_types_section(h: &mut String, report: &StatsReport) {
         );
     }
     h.push_str("</section>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::LineAt;
+
+    fn examples(sources: &[&str]) -> Vec<CodeExamples> {
+        let lines = sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| LineAt {
+                source: (*s).to_owned(),
+                line: i as u64 + 1,
+            })
+            .collect();
+        vec![CodeExamples {
+            code: "WRONG_TYPE",
+            lines,
+        }]
+    }
+
+    #[test]
+    fn a_file_shows_as_its_last_component_when_that_names_it_alone() {
+        let two = examples(&["/data/a/dlq.jsonl", "/data/b/other.jsonl"]);
+        assert_eq!(short_name(&two, "/data/a/dlq.jsonl"), "dlq.jsonl");
+        let same = examples(&["/data/a/dlq.jsonl", "/data/b/dlq.jsonl"]);
+        assert_eq!(short_name(&same, "/data/b/dlq.jsonl"), "/data/b/dlq.jsonl");
+        assert_eq!(short_name(&same, "<stdin>"), "<stdin>");
+        let cell = example_lines(
+            &examples(&["x/a.jsonl", "x/a.jsonl", "b.jsonl"]),
+            "WRONG_TYPE",
+        );
+        let shown: Vec<&str> = cell
+            .split("\">")
+            .skip(2)
+            .map(|s| &s[..s.find('<').unwrap()])
+            .collect();
+        assert_eq!(shown, ["a.jsonl:1", ":2", "b.jsonl:3"], "{cell}");
+    }
 }
