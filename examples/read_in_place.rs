@@ -21,7 +21,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let checked = checker.check_line(&line);
         match checked.envelope() {
-            Some(envelope) => println!("{} {} {}", envelope.id(), envelope.queue(), envelope.status()),
+            Some(envelope) => println!(
+                "{} {} {}",
+                envelope.id(),
+                envelope.queue(),
+                envelope.status()
+            ),
             None => {
                 for d in &checked.verdict().errors {
                     println!("{}: {} {} {}", line.number, d.path, d.code, d.message);
