@@ -303,7 +303,7 @@ fn memory_on_hostile_input_is_bounded_by_the_largest_line_let_through() {
     drop(stdin);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    // README "Memory": about (2 x jobs + 2) chunks, each holding up to a chunk plus one line
+    // docs/performance.md "Memory": about (2 x jobs + 2) chunks, each holding up to a chunk plus one line
     // and that line's rejects record, plus the reader's buffer: 6 x 9 + 8 MiB here. The input
     // is 192 MiB.
     assert!(

@@ -27,6 +27,7 @@ mod cli_stats_html;
 mod cli_validate;
 mod common;
 mod compliance;
+mod docs;
 mod explain;
 mod fuzz_corpus;
 mod gen;

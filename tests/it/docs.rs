@@ -1,0 +1,213 @@
+//! The documentation stays true to the binary and to itself: every subcommand `--help` lists has
+//! a section in docs/cli.md whose synopsis opens with the usage line `--help` prints, reached
+//! from the page's index of commands; and every relative link in the README, ARCHITECTURE.md
+//! and docs/ leads to a file that exists and, for a `#fragment` into a Markdown page, to a
+//! heading of that page.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::common::{bin, stdout};
+
+/// The subcommands a `--help` page lists under "Commands:", `help` left out.
+fn subcommands(args: &[&str]) -> Vec<String> {
+    let help = stdout(&bin().args(args).arg("--help").output().unwrap());
+    help.lines()
+        .skip_while(|line| *line != "Commands:")
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The usage line of `rdq-envelope ARGS --help`, without its `Usage: `.
+fn usage(args: &[&str]) -> String {
+    let out = bin().args(args).arg("--help").output().unwrap();
+    let help = stdout(&out);
+    let line = help
+        .lines()
+        .find_map(|line| line.strip_prefix("Usage: "))
+        .unwrap_or_else(|| panic!("no Usage: line in `{} --help`", args.join(" ")));
+    line.to_owned()
+}
+
+/// The text of each fenced block, in order.
+fn fenced_blocks(markdown: &str) -> Vec<String> {
+    let (mut blocks, mut current): (Vec<String>, Option<String>) = (Vec::new(), None);
+    for line in markdown.lines() {
+        match (current.as_mut(), line.trim_start().starts_with("```")) {
+            (None, true) => current = Some(String::new()),
+            (Some(_), true) => blocks.extend(current.take()),
+            (Some(block), false) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            (None, false) => {}
+        }
+    }
+    blocks
+}
+
+/// The `## ` section of cli.md whose heading names the command (`## completions and man` names
+/// two), with its heading.
+fn section<'a>(cli: &'a str, command: &str) -> Option<(&'a str, &'a str)> {
+    let mut rest = cli;
+    while let Some(at) = rest.find("\n## ") {
+        rest = &rest[at + 1..];
+        let heading = &rest[3..rest.find('\n').unwrap_or(rest.len())];
+        let names = heading.split(" and ").flat_map(|part| part.split(", "));
+        if names
+            .map(|name| name.trim_matches('`'))
+            .any(|name| name == command)
+        {
+            let end = rest[1..].find("\n## ").map_or(rest.len(), |end| end + 1);
+            return Some((heading, &rest[..end]));
+        }
+    }
+    None
+}
+
+#[test]
+fn every_subcommand_has_a_section_in_cli_md_opening_with_its_usage_line() {
+    let cli = std::fs::read_to_string("docs/cli.md").unwrap();
+    let index = &cli[..cli.find("\n## ").unwrap()];
+    let commands = subcommands(&[]);
+    assert!(commands.len() >= 15, "found {commands:?}");
+    let mut nested: Vec<(String, Vec<String>)> = Vec::new();
+    for command in &commands {
+        let subs = subcommands(&[command]);
+        nested.push((command.clone(), vec![command.clone()]));
+        for sub in subs {
+            nested.push((command.clone(), vec![command.clone(), sub]));
+        }
+    }
+    for (command, args) in nested {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (heading, text) = section(&cli, &command)
+            .unwrap_or_else(|| panic!("docs/cli.md has no `## {command}` section"));
+        let synopsis = fenced_blocks(text).into_iter().next().unwrap_or_default();
+        let wanted = format!(
+            "rdq-envelope {}",
+            usage(&args).trim_start_matches("rdq-envelope ")
+        );
+        assert!(
+            synopsis.lines().any(|line| line == wanted),
+            "docs/cli.md `## {heading}`: its synopsis lacks `{wanted}` (the usage line of \
+             `rdq-envelope {} --help`):\n{synopsis}",
+            args.join(" ")
+        );
+        let anchor = format!("](#{})", slug(heading));
+        assert!(
+            index.contains(&anchor),
+            "docs/cli.md's index of commands does not link `## {heading}` ({anchor})"
+        );
+    }
+}
+
+/// GitHub's anchor of a heading: lower case, only letters, digits, `-` and `_` kept, each
+/// space a `-`.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a Markdown page's headings (outside fenced blocks), `-1`, `-2` for repeats.
+fn anchors(markdown: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut in_block = false;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        let Some(heading) = line.strip_prefix('#') else {
+            continue;
+        };
+        if in_block || !heading.trim_start_matches('#').starts_with(' ') {
+            continue;
+        }
+        let base = slug(heading.trim_start_matches('#'));
+        let mut anchor = base.clone();
+        let mut repeat = 0;
+        while found.contains(&anchor) {
+            repeat += 1;
+            anchor = format!("{base}-{repeat}");
+        }
+        found.insert(anchor);
+    }
+    found
+}
+
+/// The targets of a page's Markdown links `[text](target)` outside fenced blocks.
+fn link_targets(markdown: &str) -> Vec<String> {
+    let mut targets = Vec::new();
+    let mut in_block = false;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        if in_block {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            targets.push(after[..end].to_owned());
+            rest = &after[end..];
+        }
+    }
+    targets
+}
+
+#[test]
+fn every_relative_link_in_the_readme_and_docs_resolves() {
+    let mut pages: Vec<PathBuf> = vec!["README.md".into(), "ARCHITECTURE.md".into()];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir("docs")
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .collect();
+    docs.sort();
+    pages.extend(docs);
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for target in link_targets(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (path, fragment) = match target.split_once('#') {
+                Some((path, fragment)) => (path, Some(fragment)),
+                None => (target.as_str(), None),
+            };
+            let file = match path {
+                "" => page.clone(),
+                _ => page.parent().unwrap_or(Path::new("")).join(path),
+            };
+            if !file.exists() {
+                broken.push(format!("{}: {target}: no such file", page.display()));
+                continue;
+            }
+            let is_markdown = file.extension().is_some_and(|ext| ext == "md");
+            if let (Some(fragment), true) = (fragment, is_markdown) {
+                let headings = anchors(&std::fs::read_to_string(&file).unwrap());
+                if !headings.contains(fragment) {
+                    broken.push(format!("{}: {target}: no such heading", page.display()));
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} links found");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
