@@ -120,11 +120,6 @@ pub mod schema;
 #[doc(hidden)]
 pub mod test_support;
 
-// The README's Rust examples compile as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-struct ReadmeDoctests;
-
 pub use diagnostic::{Diagnostic, ErrorCode, Severity};
 pub use envelope::{EnvelopeRules, OptionsError, RuleOptions, Verdict};
 pub use json::{Document, JsonParser};
