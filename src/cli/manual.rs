@@ -5,11 +5,11 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use clap::{Args, CommandFactory};
+use clap::Args;
 
 use rdq_envelope::io::OutputFile;
 
-use super::{Cli, Outcome};
+use super::Outcome;
 
 #[derive(Args, Debug)]
 pub struct CompletionsArgs {
@@ -27,7 +27,7 @@ pub struct ManArgs {
 }
 
 pub fn completions(args: CompletionsArgs) -> anyhow::Result<Outcome> {
-    let mut command = Cli::command();
+    let mut command = super::command();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut command, BIN_NAME, &mut out);
     if args.shell == clap_complete::Shell::Bash {
@@ -55,7 +55,7 @@ fn bash_labels_matching_the_walk(script: Vec<u8>) -> Vec<u8> {
 }
 
 pub fn man(args: ManArgs) -> anyhow::Result<Outcome> {
-    let command = Cli::command();
+    let command = super::command();
     match args.dir {
         Some(dir) => {
             std::fs::create_dir_all(&dir)

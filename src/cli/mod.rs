@@ -35,6 +35,22 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub use args::{jobs_in_range, CompressArg, GlobalArgs, InputArgs, OutputArgs, TableArg};
 
+/// Where a reader finds the documents the help cites as `docs/NAME.md`: the help is often all a
+/// pip user has, and the wheel installs the documents beside its `bin/`.
+const DOCS_NOTE: &str = "Documents cited as docs/NAME.md: docs/ in the source tree, or \
+share/doc/rdq-envelope/ under the prefix a pip install put bin/rdq-envelope in (the \
+environment's `python3 -c 'import sys; print(sys.prefix)'`).";
+
+/// The command line as clap knows it: the derive's, every page ending with [`DOCS_NOTE`].
+fn command() -> clap::Command {
+    fn with_docs_note(command: clap::Command) -> clap::Command {
+        command
+            .after_help(DOCS_NOTE)
+            .mut_subcommands(with_docs_note)
+    }
+    with_docs_note(Cli::command())
+}
+
 /// Validate, version-migrate and re-emit rdq task envelopes (JSON Lines), losslessly.
 #[derive(Parser)]
 #[command(name = "rdq-envelope", version, about)]
@@ -206,7 +222,7 @@ pub fn main() -> ExitCode {
     signals::install();
     // The version is made here, not in the derive: the commit and the SIMD paths would
     // otherwise also land in the man pages and completions, which are kept in the repository.
-    let command = Cli::command()
+    let command = command()
         .version(version::short())
         .long_version(version::long());
     let color = colour::ColorArg::from_raw_args(std::env::args_os());
@@ -296,7 +312,7 @@ fn on_a_deep_stack(
 fn globals_do_something(matches: &ArgMatches) -> anyhow::Result<()> {
     // The definitions before clap's build: a command's own arguments, not yet the globals
     // clap copies into every subcommand.
-    let mut command = Cli::command();
+    let mut command = command();
     let mut path = Vec::new();
     let mut at = matches;
     while let Some((name, sub)) = at.subcommand() {
@@ -387,6 +403,6 @@ mod tests {
     /// every subcommand at once (a `--version` of `gen` once clashed with clap's own).
     #[test]
     fn the_command_line_is_well_formed() {
-        super::Cli::command().debug_assert();
+        super::command().debug_assert();
     }
 }

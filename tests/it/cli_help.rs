@@ -132,3 +132,32 @@ fn what_a_command_selects_or_does_comes_first() {
         );
     }
 }
+
+/// Help and man pages cite docs/NAME.md; every page says where those are for a pip user too.
+#[test]
+fn every_help_page_and_man_page_says_where_the_documents_are() {
+    let note = "share/doc/rdq-envelope/";
+    let top = bin().arg("--help").output().unwrap();
+    assert!(stdout(&top).contains(note), "{}", stdout(&top));
+    for command in READERS
+        .iter()
+        .chain(&["gen", "schema", "explain", "batch", "man"])
+    {
+        for flag in ["-h", "--help"] {
+            let out = bin().args([command, flag]).output().unwrap();
+            assert!(stdout(&out).contains(note), "{command} {flag}");
+        }
+    }
+    let out = bin().args(["batch", "filter", "-h"]).output().unwrap();
+    assert!(stdout(&out).contains(note), "batch filter -h");
+    let pages =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/wheel/data/share/man/man1");
+    for page in [
+        "rdq-envelope.1",
+        "rdq-envelope-validate.1",
+        "rdq-envelope-batch-filter.1",
+    ] {
+        let text = std::fs::read_to_string(pages.join(page)).unwrap();
+        assert!(text.contains("share/doc/rdq\\-envelope/"), "{page}");
+    }
+}

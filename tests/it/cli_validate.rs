@@ -613,7 +613,10 @@ fn the_output_name_picks_the_format_or_is_refused() {
         assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
         assert_eq!(kind(&std::fs::read(&path).unwrap()), expected, "{name}");
     }
-    let out = bin().args(["validate", "-q", sample, "-o", "-"]).output().unwrap();
+    let out = bin()
+        .args(["validate", "-q", sample, "-o", "-"])
+        .output()
+        .unwrap();
     assert_eq!(kind(&out.stdout), "human");
     let zst = dir.join("e.json.zst");
     let out = bin()
