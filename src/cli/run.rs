@@ -216,7 +216,10 @@ fn run_full<Op: LineOperation>(
     // standard error that cannot take it fails the run with every path as it was.
     files.commit_then(|| match output.quiet {
         true => Ok(()),
-        false => super::say(format_args!("{}{}", summary.human(), notes.human)),
+        false => {
+            say_what_the_inputs_look_like(&summary)?;
+            super::say(format_args!("{}{}", summary.human(), notes.human))
+        }
     })?;
     Ok(outcome(&summary))
 }
@@ -388,6 +391,50 @@ pub fn say_if_reading_a_terminal(files: &[PathBuf], quiet: bool) {
         "rdq-envelope: reading envelopes from standard input (a terminal): paste JSON Lines and \
          end with Ctrl-D, or name the files to read (rdq-envelope COMMAND FILE...)"
     );
+}
+
+/// One line for each input whose first line says it is another kind of file (a JSON array, a
+/// pretty-printed document, CSV): what it looks like and, where jq can turn it into JSON Lines,
+/// this run's command line reading it through jq. Its lines are still rejected one by one; this
+/// says why all at once.
+fn say_what_the_inputs_look_like(summary: &Summary) -> std::io::Result<()> {
+    for (source, kind) in &summary.not_json_lines {
+        let looks_like = kind.looks_like();
+        match kind.jq_filter() {
+            Some(filter) => super::say(format_args!(
+                "{source} looks like {looks_like}, not JSON Lines (one envelope per line); \
+                 try: {}",
+                through_jq(source, filter)
+            ))?,
+            None => super::say(format_args!(
+                "{source} looks like {looks_like}, not JSON Lines (one envelope per line); rows \
+                 cannot be made into envelopes again: read the JSON Lines they came from"
+            ))?,
+        }
+    }
+    Ok(())
+}
+
+/// This run's command line with `source` read from standard input through `jq -c FILTER`.
+fn through_jq(source: &str, filter: &str) -> String {
+    use rdq_envelope::report::shell::{shell_path, shell_word};
+    let from_stdin = source == Source::Stdin.name();
+    let mut replaced = from_stdin;
+    let mut words = vec!["rdq-envelope".to_owned()];
+    for arg in std::env::args_os().skip(1) {
+        let arg = arg.to_string_lossy();
+        if !replaced && arg == source {
+            replaced = true;
+            words.push("-".to_owned());
+        } else {
+            words.push(shell_word(&arg));
+        }
+    }
+    let jq = match from_stdin {
+        true => format!("jq -c {}", shell_word(filter)),
+        false => format!("jq -c {} {}", shell_word(filter), shell_path(source)),
+    };
+    format!("{jq} | {}", words.join(" "))
 }
 
 /// The inputs as streams, for [`check_aliases`]: `-` (or none at all) is standard input.

@@ -145,6 +145,14 @@ pub fn write_tables(
         thousands(report.rejected),
         thousands(report.blank),
     )?;
+    if report.envelopes == 0 && report.rejected > 0 {
+        // Empty tables alone would read as an empty input.
+        writeln!(
+            out,
+            "Nothing counted: every line that is not blank was rejected (rdq-envelope validate \
+             FILE... says why)"
+        )?;
+    }
     if let Some(range) = &report.created_at {
         writeln!(out, "created_at {} .. {}", range.first, range.last)?;
     }

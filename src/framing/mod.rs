@@ -5,6 +5,8 @@
 //! marking blank lines, and flagging over-long lines without ever buffering them whole.
 
 mod line_reader;
+mod sniff;
 
 pub(crate) use line_reader::Pinned;
 pub use line_reader::{Line, LineKind, LineReader, DEFAULT_MAX_LINE_BYTES, TOO_LONG_PREFIX_BYTES};
+pub use sniff::InputKind;

@@ -123,6 +123,12 @@ impl<T> Chunk<T> {
         self.spans.first().map_or(0, |s| s.number)
     }
 
+    /// The bytes kept of the first line that is not blank, if any.
+    pub fn first_content(&self) -> Option<&[u8]> {
+        let span = self.spans.iter().find(|s| s.kind != LineKind::Blank)?;
+        self.data.get(span.start..span.start + span.kept)
+    }
+
     /// Records a line that starts at `start` in the pinned reader's buffer; its bytes stay there
     /// until [`take_lines`](Self::take_lines).
     pub fn push(&mut self, line: &Line<'_>, start: usize) {

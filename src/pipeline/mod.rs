@@ -46,7 +46,7 @@ pub use summary::Summary;
 // The inputs the pipeline reads (defined with the I/O, which also reads them twice).
 pub use crate::io::Source;
 
-use crate::framing::{Line, LineReader, Pinned, DEFAULT_MAX_LINE_BYTES};
+use crate::framing::{InputKind, Line, LineReader, Pinned, DEFAULT_MAX_LINE_BYTES};
 
 /// What a [`LineOperation`] did with a line: the books of the summary
 /// (docs/cli.md#summary-and-the-books) are kept from these.
@@ -706,6 +706,8 @@ impl Writer<'_> {
         // The writer's own state for the rest of a chunk whose output reached its budget.
         let mut state = None;
         let mut next = 0u64;
+        // The source whose first non-blank line is yet to be seen, for `not_json_lines`.
+        let mut first_line_of: Option<usize> = Some(0);
         for mut chunk in done {
             if let Some(message) = chunk.panic.take() {
                 return Err(self.panicked(&chunk, message));
@@ -713,6 +715,18 @@ impl Writer<'_> {
             waiting.insert(chunk.seq, chunk);
             while let Some(mut chunk) = waiting.remove(&next) {
                 next += 1;
+                if first_line_of.is_some_and(|source| source < chunk.source) {
+                    first_line_of = Some(chunk.source);
+                }
+                if first_line_of == Some(chunk.source) {
+                    if let Some(first) = chunk.first_content() {
+                        first_line_of = Some(chunk.source + 1);
+                        if let Some(kind) = InputKind::sniff(first) {
+                            let name = self.names[chunk.source].clone();
+                            books.not_json_lines.push((name, kind));
+                        }
+                    }
+                }
                 loop {
                     op.settle(total, &mut chunk.out);
                     write_chunk(&chunk.out, outputs, self.flush_each)

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
+use crate::framing::InputKind;
 
 /// The run's books (docs/cli.md#summary-and-the-books, `--summary`). They balance:
 /// `lines = blank + emitted + rejected + filtered_out`.
@@ -39,6 +40,11 @@ pub struct Summary {
     pub bytes_in: u64,
     /// Wall-clock time of the run.
     pub seconds: f64,
+    /// The inputs whose first line says they are another kind of file (a JSON array, a CSV
+    /// export), each named with what it looks like: for a hint to people, not in the books'
+    /// JSON.
+    #[serde(skip)]
+    pub not_json_lines: Vec<(String, InputKind)>,
 }
 
 impl Summary {
@@ -70,6 +76,8 @@ impl Summary {
             }
         }
         self.bytes_in += other.bytes_in;
+        self.not_json_lines
+            .extend(other.not_json_lines.iter().cloned());
     }
 
     /// Zero counts, keeping nothing but the type.

@@ -13,6 +13,8 @@ use crate::framing::{Line, LineKind};
 use crate::pipeline::Summary;
 
 pub mod html;
+#[doc(hidden)]
+pub mod shell;
 
 /// How many leading bytes of an over-long line a rejects record holds.
 pub(crate) const REJECT_RAW_BYTES: usize = 65_536;

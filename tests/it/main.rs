@@ -14,6 +14,7 @@ mod cli_export;
 mod cli_filter;
 mod cli_gen;
 mod cli_help;
+mod cli_input_kinds;
 mod cli_manual;
 mod cli_migrate;
 mod cli_pipeline;

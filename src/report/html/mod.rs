@@ -21,7 +21,8 @@ mod escape;
 mod sections;
 mod svg;
 
-use escape::{escape, shell_path};
+use crate::report::shell::shell_path;
+use escape::escape;
 use sections::{books_section, breakdown_section, error_types_section, fingerprint_section};
 use svg::{arrivals_section, histogram_section};
 

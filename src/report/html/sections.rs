@@ -3,10 +3,11 @@
 
 use std::fmt::Write as _;
 
-use super::escape::{escape, shell_word};
+use super::escape::escape;
 use super::BREAKDOWN_ROWS;
 use crate::ops::{CodeExamples, Group, StatsReport, MAX_KEYS};
 use crate::pipeline::Summary;
+use crate::report::shell::shell_word;
 use crate::report::{noun, percent, thousands};
 
 /// The counts and the books: lines, valid, rejected (by code, with the first lines of each),
