@@ -397,7 +397,6 @@ fn usage(e: &clap::Error, color: Option<colour::ColorArg>) -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
 
     /// clap checks the argument definitions only when they are used in a debug build; check
     /// every subcommand at once (a `--version` of `gen` once clashed with clap's own).
