@@ -164,6 +164,31 @@ pub struct OutputArgs {
     /// Draw the progress bar even when standard error is not a terminal (not with --quiet).
     #[arg(long)]
     pub progress: bool,
+
+    /// What the primary output holds, for the closing line; set by the command.
+    #[arg(skip)]
+    pub written: Written,
+}
+
+/// What a command's primary output holds, named in its closing line (`; wrote 293 lines to
+/// out.jsonl`), so that a run says what it wrote and not only what it read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Written {
+    /// The input lines it keeps, byte-identical (`filter`, `dedupe`, `sample`).
+    #[default]
+    Lines,
+    /// Envelopes it made of the lines (`migrate`).
+    Envelopes,
+    /// Tasks to submit again (`redrive`).
+    Tasks,
+    /// Rows (`export`).
+    Rows,
+    /// The diagnostics of the rejected lines (`validate`).
+    Diagnostics,
+    /// A report of the books (`stats`).
+    Report,
+    /// The number of matching lines (`filter --count`).
+    Count,
 }
 
 impl OutputArgs {

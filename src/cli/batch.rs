@@ -14,7 +14,7 @@ use rdq_envelope::batch::{
 };
 use rdq_envelope::io::{check_aliases, Named, Stream};
 use rdq_envelope::pipeline::LineOperation;
-use rdq_envelope::report::noun;
+use rdq_envelope::report::{noun, thousands};
 
 use super::filter::{self, FilterArgs};
 use super::migrate::{self, MigrateArgs};
@@ -271,9 +271,12 @@ impl Observer for Say<'_> {
                 failed,
                 books,
             } => super::say(format_args!(
-                "batch {command}: {shards} {}: {run} run, {} unchanged, {failed} failed; this run: {}",
+                "batch {command}: {} {}: {} run, {} unchanged, {} failed; this run: {}",
+                thousands(shards as u64),
                 noun(shards as u64, "shard"),
-                shards - run,
+                thousands(run as u64),
+                thousands((shards - run) as u64),
+                thousands(failed as u64),
                 books.human()
             )),
             Event::Assembled {
@@ -281,7 +284,9 @@ impl Observer for Say<'_> {
                 shards,
                 books,
             } => super::say(format_args!(
-                "batch {command}: {done} of {shards} {} done; {}",
+                "batch {command}: {} of {} {} done; {}",
+                thousands(done as u64),
+                thousands(shards as u64),
                 noun(shards as u64, "shard"),
                 books.human()
             )),

@@ -9,7 +9,7 @@ use rdq_envelope::io::OutputCompression;
 use rdq_envelope::ops::{ExportField, ExportFormat, ExportOp, DEFAULT_FIELDS, FIELD_NAMES};
 use rdq_envelope::EnvelopeRules;
 
-use super::args::OUTPUT_HEADING;
+use super::args::{Written, OUTPUT_HEADING};
 use super::{run, CompressArg, InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
@@ -94,7 +94,8 @@ fn parse_fields(list: &str) -> Result<Fields, String> {
     Ok(Fields(fields))
 }
 
-pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
+pub fn run(mut args: ExportArgs) -> anyhow::Result<Outcome> {
+    args.output.written = Written::Rows;
     let format = super::format_name::pick(
         "export",
         args.output.output.as_deref(),

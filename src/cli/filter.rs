@@ -11,6 +11,7 @@ use std::time::Duration;
 use rdq_envelope::ops::{EvalWatch, FilterOp, FilterTotal};
 use rdq_envelope::EnvelopeRules;
 
+use super::args::Written;
 use super::time::envelope_form;
 use super::{run, where_guard, InputArgs, Outcome, OutputArgs};
 
@@ -145,7 +146,11 @@ fn upper_case<const N: usize>(values: [&'static str; N]) -> impl TypedValueParse
     PossibleValuesParser::new(values).map(|value| value.to_ascii_uppercase())
 }
 
-pub fn run(args: FilterArgs) -> anyhow::Result<Outcome> {
+pub fn run(mut args: FilterArgs) -> anyhow::Result<Outcome> {
+    args.output.written = match args.count {
+        true => Written::Count,
+        false => Written::Lines,
+    };
     if args.count && args.output.line_buffered {
         bail!("--line-buffered does not go with --count: only the count is written, at the end");
     }

@@ -9,7 +9,7 @@ use rdq_envelope::envelope::{NEWEST_VERSION, SUPPORTED_VERSIONS};
 use rdq_envelope::ops::{MigrateOp, MigrateSource};
 use rdq_envelope::EnvelopeRules;
 
-use super::args::OUTPUT_HEADING;
+use super::args::{Written, OUTPUT_HEADING};
 use super::{run, InputArgs, Outcome, OutputArgs, TableArg};
 
 #[derive(Args, Debug)]
@@ -65,7 +65,8 @@ enum From {
     Chokaq,
 }
 
-pub fn run(args: MigrateArgs) -> anyhow::Result<Outcome> {
+pub fn run(mut args: MigrateArgs) -> anyhow::Result<Outcome> {
+    args.output.written = Written::Envelopes;
     let op = op(&args)?;
     run::run(
         &op,

@@ -12,6 +12,7 @@ use rdq_envelope::pipeline::Summary;
 use rdq_envelope::report::noun;
 use rdq_envelope::EnvelopeRules;
 
+use super::args::Written;
 use super::time::{self, envelope_form};
 use super::{run, InputArgs, Outcome, OutputArgs};
 
@@ -54,7 +55,12 @@ pub struct RedriveArgs {
     output: OutputArgs,
 }
 
-pub fn run(args: RedriveArgs) -> anyhow::Result<Outcome> {
+pub fn run(mut args: RedriveArgs) -> anyhow::Result<Outcome> {
+    // A dry run writes what a redrive would do, not the tasks.
+    args.output.written = match args.dry_run {
+        true => Written::Report,
+        false => Written::Tasks,
+    };
     let at = match &args.at {
         Some(at) => envelope_form(time::parse("--at", at, jiff::Timestamp::now())?),
         None => {

@@ -13,6 +13,7 @@ use rdq_envelope::ops::LimitedLines;
 use rdq_envelope::pipeline::Summary;
 use rdq_envelope::pipeline::{self, LineOperation, Outputs, PipelineOptions, Progress, Source};
 
+use super::args::Written;
 use super::progress::ProgressBar;
 use super::{CompressArg, InputArgs, Outcome, OutputArgs};
 
@@ -218,7 +219,9 @@ fn run_full<Op: LineOperation>(
         true => Ok(()),
         false => {
             say_what_the_inputs_look_like(&summary)?;
-            super::say(format_args!("{}{}", summary.human(), notes.human))
+            let wrote = what_was_written(&summary, output, secondary);
+            let (counts, rate) = (summary.human_counts(), summary.human_rate());
+            super::say(format_args!("{counts}{}{wrote}{rate}", notes.human))
         }
     })?;
     Ok(outcome(&summary))
@@ -391,6 +394,54 @@ pub fn say_if_reading_a_terminal(files: &[PathBuf], quiet: bool) {
         "rdq-envelope: reading envelopes from standard input (a terminal): paste JSON Lines and \
          end with Ctrl-D, or name the files to read (rdq-envelope COMMAND FILE...)"
     );
+}
+
+/// The closing line's account of the outputs: `; wrote 293 lines to out.jsonl, 7 rejects to
+/// r.jsonl` (the primary output, the command's second one, the rejects). Counts are lines
+/// written, once the run has settled its books (`filter --limit` included).
+fn what_was_written(summary: &Summary, output: &OutputArgs, secondary: Secondary<'_>) -> String {
+    use rdq_envelope::report::{noun, thousands};
+    let count = |n: u64, singular: &str| format!("{} {}", thousands(n), noun(n, singular));
+    let place = |path: &Path| match path.as_os_str() == "-" {
+        true => "standard output".to_owned(),
+        false => path.display().to_string(),
+    };
+    let what = match output.written {
+        Written::Lines => count(summary.emitted, "line"),
+        Written::Envelopes => count(summary.emitted, "envelope"),
+        Written::Tasks => count(summary.emitted, "task"),
+        Written::Rows => count(summary.emitted, "row"),
+        Written::Diagnostics => match summary.rejected {
+            0 => "no diagnostics".to_owned(),
+            n => format!("the diagnostics of {}", count(n, "line")),
+        },
+        Written::Report => "the report".to_owned(),
+        Written::Count => "the count".to_owned(),
+    };
+    let to = output
+        .output
+        .as_deref()
+        .map_or_else(|| "standard output".to_owned(), place);
+    let mut s = format!("; wrote {what} to {to}");
+    if let Some((flag, path)) = secondary {
+        let what = match flag {
+            "--valid-out" => count(summary.valid, "valid line"),
+            "--dropped" => match summary.filtered_out {
+                1 => "1 dropped copy".to_owned(),
+                n => format!("{} dropped copies", thousands(n)),
+            },
+            _ => "the warnings".to_owned(),
+        };
+        s.push_str(&format!(", {what} to {}", place(path)));
+    }
+    if let Some(path) = output.rejects.as_deref() {
+        s.push_str(&format!(
+            ", {} to {}",
+            count(summary.rejected, "reject"),
+            place(path)
+        ));
+    }
+    s
 }
 
 /// One line for each input whose first line says it is another kind of file (a JSON array, a

@@ -9,7 +9,7 @@ use rdq_envelope::ops::{GroupBy, StatsOp};
 use rdq_envelope::report::html::{made_at, write_html, Context};
 use rdq_envelope::EnvelopeRules;
 
-use super::args::OUTPUT_HEADING;
+use super::args::{Written, OUTPUT_HEADING};
 use super::colour::ColorArg;
 use super::stats_table::{write_tables, Style};
 use super::{run, InputArgs, Outcome, OutputArgs};
@@ -73,7 +73,8 @@ enum FormatArg {
     Html,
 }
 
-pub fn run(args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
+pub fn run(mut args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
+    args.output.written = Written::Report;
     if args.output.line_buffered {
         bail!("--line-buffered does not go with stats: the report is written once, at the end");
     }

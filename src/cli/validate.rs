@@ -7,7 +7,7 @@ use rdq_envelope::batch::{Command, ValidateConfig};
 use rdq_envelope::ops::{ReportFormat, ValidateOp};
 use rdq_envelope::EnvelopeRules;
 
-use super::args::OUTPUT_HEADING;
+use super::args::{Written, OUTPUT_HEADING};
 use super::colour::ColorArg;
 use super::{run, InputArgs, Outcome, OutputArgs};
 
@@ -49,7 +49,8 @@ enum Format {
     Json,
 }
 
-pub fn run(args: ValidateArgs, color: ColorArg) -> anyhow::Result<Outcome> {
+pub fn run(mut args: ValidateArgs, color: ColorArg) -> anyhow::Result<Outcome> {
+    args.output.written = Written::Diagnostics;
     let mut op = op(&args)?;
     let to_stdout = args.output.output.is_none() && args.output.compress.is_none();
     op.colour = op.format == ReportFormat::Human && color.colour(to_stdout);

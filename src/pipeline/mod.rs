@@ -752,6 +752,9 @@ impl Writer<'_> {
                     }
                 }
                 books.bytes_in += chunk.bytes_in;
+                if let Some(progress) = self.progress {
+                    progress.add_done_bytes(chunk.bytes_in);
+                }
                 if let Some(failure) = chunk.failure.take() {
                     return Err(PipelineError::Input {
                         source_name: self.names[chunk.source].clone(),

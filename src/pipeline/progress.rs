@@ -10,6 +10,7 @@ use std::sync::Arc;
 pub struct Progress {
     raw_bytes: AtomicU64,
     bytes: AtomicU64,
+    done_bytes: AtomicU64,
     lines: AtomicU64,
 }
 
@@ -24,6 +25,24 @@ impl Progress {
         self.bytes.load(Ordering::Relaxed)
     }
 
+    /// Decompressed bytes of the lines written out: [`bytes`](Self::bytes) runs ahead of it by
+    /// the chunks read and not yet worked on.
+    pub fn done_bytes(&self) -> u64 {
+        self.done_bytes.load(Ordering::Relaxed)
+    }
+
+    /// The stored (compressed) bytes the lines written out came from, estimated from the share
+    /// of what was read that is done: how far the run has come, in the units of the inputs'
+    /// sizes on disk (the reader is ahead of the writer, and a compressed stream is read ahead
+    /// of its decompression).
+    pub fn raw_bytes_done(&self) -> u64 {
+        let (raw, read, done) = (self.raw_bytes(), self.bytes(), self.done_bytes());
+        match read {
+            0 => 0,
+            _ => (u128::from(raw) * u128::from(done.min(read)) / u128::from(read)) as u64,
+        }
+    }
+
     /// Lines written out (in input order).
     pub fn lines(&self) -> u64 {
         self.lines.load(Ordering::Relaxed)
@@ -35,6 +54,10 @@ impl Progress {
 
     pub(super) fn add_lines(&self, n: u64) {
         self.lines.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub(super) fn add_done_bytes(&self, n: u64) {
+        self.done_bytes.fetch_add(n, Ordering::Relaxed);
     }
 }
 

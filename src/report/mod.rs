@@ -214,26 +214,37 @@ impl Summary {
         json_line(out, self)
     }
 
-    /// The one-line human summary.
+    /// The one-line human summary: [`human_counts`](Self::human_counts) then
+    /// [`human_rate`](Self::human_rate).
     pub fn human(&self) -> String {
+        format!("{}{}", self.human_counts(), self.human_rate())
+    }
+
+    /// The books for people, counts with thousands separators: `1,300 lines: 1,293 valid, 7
+    /// rejected, 0 blank`, and `, N filtered out` when some were.
+    pub fn human_counts(&self) -> String {
         let mut s = format!(
             "{} {}: {} valid, {} rejected, {} blank",
-            self.lines,
+            thousands(self.lines),
             noun(self.lines, "line"),
-            self.valid,
-            self.rejected,
-            self.blank
+            thousands(self.valid),
+            thousands(self.rejected),
+            thousands(self.blank)
         );
         if self.filtered_out > 0 {
-            s.push_str(&format!(", {} filtered out", self.filtered_out));
+            s.push_str(&format!(", {} filtered out", thousands(self.filtered_out)));
         }
+        s
+    }
+
+    /// How much was read, how fast: ` (1.0 MB in 0.09 s, 11 MB/s)`.
+    pub fn human_rate(&self) -> String {
         let mb = self.bytes_in as f64 / 1e6;
-        s.push_str(&format!(
+        format!(
             " ({mb:.1} MB in {:.2} s, {:.0} MB/s)",
             self.seconds,
             mb / self.seconds.max(1e-9)
-        ));
-        s
+        )
     }
 }
 

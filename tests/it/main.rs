@@ -6,6 +6,7 @@ mod cli_batch;
 #[cfg(feature = "s3")]
 mod cli_batch_s3;
 mod cli_batch_spark;
+mod cli_closing;
 mod cli_completions;
 mod cli_conventions;
 mod cli_dedupe;
