@@ -5,15 +5,7 @@ use crate::common::{bin, scratch, stderr};
 
 /// `n` with thousands separators, as the closing line writes counts.
 fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
+    rdq_envelope::report::thousands(n as u64)
 }
 
 fn lines_of(path: &std::path::Path) -> usize {
