@@ -75,3 +75,41 @@ fn ending(path: &Path) -> Option<String> {
         false => Some(ending.to_owned()),
     }
 }
+
+/// Endings that name a format other than JSON Lines: a file so named that holds JSON Lines
+/// would be read by the next tool as that format, or fail there. Other endings (`out.dat`,
+/// `part-0001`) are names, not formats, and pass.
+const NOT_JSON_LINES: [&str; 15] = [
+    "csv", "tsv", "parquet", "html", "htm", "xlsx", "xls", "xml", "yaml", "yml", "avro", "orc",
+    "arrow", "pdf", "md",
+];
+
+/// Refuses an output of JSON Lines (given with `flag`) whose name's ending names another
+/// format (`filter -o dead.csv`, `--rejects r.parquet`): the format follows the name or the run
+/// refuses, for the outputs without a `--format` as for those with one.
+pub fn refuse_other_than_json_lines(flag: &str, output: Option<&Path>) -> anyhow::Result<()> {
+    // `--summary` writes one JSON object, the rest JSON Lines; the same endings fit both.
+    let (writes, named) = match flag {
+        "--summary" => ("JSON", ".json (another ending or none)"),
+        _ => (
+            "JSON Lines",
+            ".jsonl (or .ndjson, .json, another ending or none)",
+        ),
+    };
+    let Some(path) = output else {
+        return Ok(());
+    };
+    match ending(path) {
+        Some(ending) if NOT_JSON_LINES.contains(&ending.as_str()) => anyhow::bail!(
+            "{}: {flag} writes {writes}, but the name's .{ending} says otherwise: name it \
+             {named}{}",
+            path.display(),
+            match ending.as_str() {
+                "csv" | "tsv" | "parquet" => "; for rows, rdq-envelope export",
+                "html" | "htm" => "; for a report, rdq-envelope stats --format html",
+                _ => "",
+            }
+        ),
+        _ => Ok(()),
+    }
+}

@@ -194,6 +194,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<Outcome> {
         bail!("--invalid-rate {invalid_rate}: expected a share from 0 to 1");
     }
     super::check_against_stderr("-o", args.output.as_deref())?;
+    super::format_name::refuse_other_than_json_lines("-o", args.output.as_deref())?;
     let mut out = match &args.output {
         Some(path) => OutputFile::create(path)
             .with_context(|| format!("{}: cannot create output", path.display()))?,

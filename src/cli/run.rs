@@ -236,6 +236,19 @@ pub fn check_usage(
 ) -> anyhow::Result<()> {
     input.check()?;
     output.check()?;
+    use super::format_name::refuse_other_than_json_lines as json_lines_only;
+    if matches!(
+        output.written,
+        Written::Lines | Written::Envelopes | Written::Tasks
+    ) {
+        json_lines_only("-o", output.output.as_deref())?;
+    }
+    // The summary is one JSON object; the other outputs are JSON Lines.
+    if let Some((flag, path)) = secondary {
+        json_lines_only(flag, Some(path))?;
+    }
+    json_lines_only("--rejects", output.rejects.as_deref())?;
+    json_lines_only("--summary", output.summary.as_deref())?;
     let mut outputs = vec![match &output.output {
         Some(path) => Named::path("-o", path, true),
         None => Named::new("the primary output", Stream::Stdout),

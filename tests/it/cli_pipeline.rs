@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::time::Duration;
 
 use crate::common;
-use common::{run, scratch, spawn, stderr};
+use common::{bin, run, scratch, spawn, stderr};
 
 fn gen(count: &str, rate: &str) -> Vec<u8> {
     let out = run(
@@ -310,4 +310,107 @@ fn memory_on_hostile_input_is_bounded_by_the_largest_line_let_through() {
         peak < 120 * 1024,
         "peak RSS {peak} KiB for 192 MiB of 4 MiB lines"
     );
+}
+
+/// Formats follow the output's name, or the run refuses: an output of JSON Lines (or the
+/// summary's JSON) named for another format is status 2 before anything is read or written,
+/// on every command and output flag; a name with another ending, or none, is only a name.
+#[test]
+fn json_lines_outputs_named_for_another_format_are_refused() {
+    let dir = common::scratch("json-lines-names");
+    let sample = std::fs::canonicalize("samples/dlq-sample.jsonl.zst").unwrap();
+    let sample = sample.to_str().unwrap();
+    let refused = [
+        (
+            vec!["filter", sample, "-o", "dead.csv"],
+            "dead.csv: -o writes JSON Lines",
+        ),
+        (
+            vec!["migrate", "--to", "2", sample, "-o", "v2.PARQUET.zst"],
+            "v2.PARQUET.zst: -o",
+        ),
+        (
+            vec!["dedupe", sample, "-o", "d.html"],
+            "stats --format html",
+        ),
+        (
+            vec!["sample", "3", sample, "-o", "s.xlsx"],
+            "s.xlsx: -o writes JSON Lines",
+        ),
+        (
+            vec!["redrive", "--now", sample, "-o", "t.tsv"],
+            "for rows, rdq-envelope export",
+        ),
+        (
+            vec!["validate", sample, "--rejects", "r.csv"],
+            "r.csv: --rejects writes",
+        ),
+        (
+            vec!["validate", sample, "--valid-out", "v.yaml"],
+            "v.yaml: --valid-out writes",
+        ),
+        (
+            vec!["migrate", "--to", "2", sample, "--warnings-out", "w.xml"],
+            "--warnings-out",
+        ),
+        (
+            vec!["dedupe", sample, "--dropped", "x.parquet"],
+            "x.parquet: --dropped",
+        ),
+        (
+            vec!["stats", sample, "--summary", "s.csv"],
+            "s.csv: --summary writes JSON,",
+        ),
+        (
+            vec!["gen", "--count", "3", "-o", "g.csv.gz"],
+            "g.csv.gz: -o writes JSON Lines",
+        ),
+    ];
+    for (args, says) in refused {
+        let out = bin().args(&args).current_dir(&dir).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            0,
+            "{args:?} wrote a file"
+        );
+    }
+    for args in [
+        vec![
+            "filter",
+            "-q",
+            sample,
+            "-o",
+            "dead.jsonl",
+            "--rejects",
+            "r.ndjson",
+        ],
+        vec![
+            "filter",
+            "-q",
+            sample,
+            "-o",
+            "dead.json.zst",
+            "--summary",
+            "s.json",
+        ],
+        vec![
+            "filter",
+            "-q",
+            sample,
+            "-o",
+            "part-0001",
+            "--rejects",
+            "r.dat",
+        ],
+        vec!["gen", "-q", "--count", "3", "-o", "g.jsonl"],
+    ] {
+        let out = bin().args(&args).current_dir(&dir).output().unwrap();
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
 }
