@@ -482,8 +482,12 @@ fn say_what_the_inputs_look_like(summary: &Summary) -> std::io::Result<()> {
 /// This run's command line with `source` read from standard input through `jq -c FILTER`.
 fn through_jq(source: &str, filter: &str) -> String {
     use rdq_envelope::report::shell::{shell_path, shell_word};
-    let from_stdin = source == Source::Stdin.name();
-    let mut replaced = from_stdin;
+    // A stream given by name (`<(...)`, /dev/stdin) is gone once read: jq reads what made it.
+    let stream = ["/dev/stdin", "/dev/fd/", "/proc/self/fd/"]
+        .iter()
+        .any(|prefix| source.starts_with(prefix));
+    let from_stdin = source == Source::Stdin.name() || stream;
+    let mut replaced = source == Source::Stdin.name();
     let mut words = vec!["rdq-envelope".to_owned()];
     for arg in std::env::args_os().skip(1) {
         let arg = arg.to_string_lossy();
@@ -495,6 +499,7 @@ fn through_jq(source: &str, filter: &str) -> String {
         }
     }
     let jq = match from_stdin {
+        true if stream => format!("(what made {source}) | jq -c {}", shell_word(filter)),
         true => format!("jq -c {}", shell_word(filter)),
         false => format!("jq -c {} {}", shell_word(filter), shell_path(source)),
     };

@@ -169,6 +169,20 @@ fn an_array_or_a_document_gets_one_hint_whose_command_reads_it() {
     );
 }
 
+/// A stream given by name (`/dev/stdin`, `<(...)`) cannot be read again by that name: the hint
+/// puts jq after what made it.
+#[test]
+fn a_stream_named_as_a_file_is_piped_through_jq() {
+    let out = crate::common::run(&["validate", "/dev/stdin"], &array(&envelopes("5"), false));
+    let err = stderr(&out);
+    assert_eq!(hints(&err).len(), 1, "{err}");
+    assert!(
+        hints(&err)[0]
+            .ends_with("try: (what made /dev/stdin) | jq -c '.[]' | rdq-envelope validate -"),
+        "{err}"
+    );
+}
+
 #[test]
 fn csv_gets_one_hint_and_json_lines_get_none() {
     let dir = scratch("input-kinds-csv");
