@@ -113,6 +113,9 @@ fn long_version_names_the_target_and_the_simd_paths_this_cpu_runs() {
         assert!(simd.starts_with("avx2 (+avx2 "), "{simd}");
         assert!(simd.ends_with("also sse4.2, portable)"), "{simd}");
     }
+    if cfg!(target_arch = "aarch64") {
+        assert_eq!(simd, "neon (+neon; also portable)", "{text}");
+    }
 
     // RDQ_ENVELOPE_SIMD picks the portable classifier: --version says so.
     let text = stdout(&with_env(
