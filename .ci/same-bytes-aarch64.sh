@@ -9,8 +9,8 @@ x86=$1
 aarch64=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$x86" gen -q --count 2000 --seed 11 --version 1 --invalid-rate 0.2 -o "$work/v1.jsonl"
-"$x86" gen -q --count 2000 --seed 12 --version 2 --invalid-rate 0.2 -o "$work/v2.jsonl"
+"$x86" gen -q --count 1000 --seed 11 --version 1 --invalid-rate 0.2 -o "$work/v1.jsonl"
+"$x86" gen -q --count 1000 --seed 12 --version 2 --invalid-rate 0.2 -o "$work/v2.jsonl"
 cat "$work/v1.jsonl" "$work/v2.jsonl" >"$work/in.jsonl"
 
 # Each command's standard output and status (standard error holds timings).
