@@ -34,7 +34,7 @@ use value::subtree_len;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SimdPath {
-    /// Its name, as `RDQ_ENVELOPE_SIMD` spells it: `portable`, `sse4.2` or `avx2`.
+    /// Its name, as `RDQ_ENVELOPE_SIMD` spells it: `portable`, `sse4.2`, `avx2` or `neon`.
     pub name: &'static str,
     /// The CPU features it needs (`["avx2", "bmi1", "pclmulqdq", "popcnt"]`); none for the
     /// portable one.
@@ -45,7 +45,7 @@ pub struct SimdPath {
 
 /// The names `RDQ_ENVELOPE_SIMD` may give, on any CPU (a classifier the CPU lacks is passed
 /// over for the fastest it has).
-pub const SIMD_NAMES: &[&str] = &["portable", "sse4.2", "avx2"];
+pub const SIMD_NAMES: &[&str] = &["portable", "sse4.2", "avx2", "neon"];
 
 /// Every stage-1 classifier this CPU runs, fastest first, the one in use marked. The results
 /// never depend on it; only the speed does.

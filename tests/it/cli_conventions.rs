@@ -109,9 +109,14 @@ fn long_version_names_the_target_and_the_simd_paths_this_cpu_runs() {
         cfg!(feature = "s3"),
         "{text}"
     );
-    if cfg!(target_arch = "x86_64") && std::arch::is_x86_feature_detected!("avx2") {
+    // A `cfg` attribute, not `cfg!`: the detection macro does not exist on other targets.
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
         assert!(simd.starts_with("avx2 (+avx2 "), "{simd}");
         assert!(simd.ends_with("also sse4.2, portable)"), "{simd}");
+    }
+    if cfg!(target_arch = "aarch64") {
+        assert_eq!(simd, "neon (+neon; also portable)", "{text}");
     }
 
     // RDQ_ENVELOPE_SIMD picks the portable classifier: --version says so.

@@ -23,7 +23,7 @@ fn simd_env_junk_value_was_silently_the_default() {
     let with = |value: &str, args: &[&str]| with_env(&[("RDQ_ENVELOPE_SIMD", value)], args);
     let reference = output(plain(), &["validate", "-q", SAMPLE]);
     // Every name, on any CPU (one it lacks is passed over), and empty, give the same bytes.
-    for name in ["", "portable", "sse4.2", "avx2"] {
+    for name in ["", "portable", "sse4.2", "avx2", "neon"] {
         let out = with(name, &["validate", "-q", SAMPLE]);
         assert_eq!(out.status.code(), Some(1), "{name:?}: {}", stderr(&out));
         assert_eq!(out.stdout, reference.stdout, "{name:?}");
@@ -39,7 +39,7 @@ fn simd_env_junk_value_was_silently_the_default() {
             let err = stderr(&out);
             assert!(
                 err.contains(&format!(
-                    "RDQ_ENVELOPE_SIMD={bad}: expected one of portable, sse4.2, avx2"
+                    "RDQ_ENVELOPE_SIMD={bad}: expected one of portable, sse4.2, avx2, neon"
                 )),
                 "{err}"
             );

@@ -9,10 +9,13 @@
 //! never reports, it only accepts or declines.
 //!
 //! Only the byte classification of a block is machine-specific (`classify`): AVX2 or SSE4.2 on
-//! x86-64 when the CPU has them, else a portable loop; the bit arithmetic after it is shared,
-//! so every implementation gives the same index. `RDQ_ENVELOPE_SIMD=portable` (or `sse4.2`)
-//! forces a classifier (the differential tests run every one the CPU has).
+//! x86-64 when the CPU has them, NEON on aarch64, else a portable loop; the bit arithmetic
+//! after it is shared, so every implementation gives the same index.
+//! `RDQ_ENVELOPE_SIMD=portable` (or `sse4.2`) forces a classifier (the differential tests run
+//! every one the CPU has).
 
+#[cfg(target_arch = "aarch64")]
+mod neon;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -43,11 +46,13 @@ pub(crate) enum Classifier {
     Sse42,
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    #[cfg(target_arch = "aarch64")]
+    Neon,
 }
 
 impl Classifier {
     /// The fastest classifier this CPU runs, unless `RDQ_ENVELOPE_SIMD` names another one it
-    /// runs (`portable`, `sse4.2`, `avx2`); decided once.
+    /// runs (`portable`, `sse4.2`, `avx2`, `neon`); decided once.
     pub(crate) fn detect() -> Classifier {
         static CHOSEN: OnceLock<Classifier> = OnceLock::new();
         *CHOSEN.get_or_init(|| {
@@ -62,7 +67,10 @@ impl Classifier {
 
     /// Every classifier this CPU runs, slowest (the portable one) first.
     pub(crate) fn all() -> Vec<Classifier> {
-        let mut all = vec![Classifier::Portable];
+        // Pushed, not `vec![Portable]`: on a target with no SIMD classifier the list is never
+        // changed again, and a `mut` binding would be an unused-`mut` warning there.
+        let mut all = Vec::with_capacity(3);
+        all.push(Classifier::Portable);
         #[cfg(target_arch = "x86_64")]
         {
             if x86::sse42_available() {
@@ -71,6 +79,10 @@ impl Classifier {
             if x86::avx2_available() {
                 all.push(Classifier::Avx2);
             }
+        }
+        #[cfg(target_arch = "aarch64")]
+        if neon::neon_available() {
+            all.push(Classifier::Neon);
         }
         all
     }
@@ -83,10 +95,13 @@ impl Classifier {
             Classifier::Sse42 => "sse4.2",
             #[cfg(target_arch = "x86_64")]
             Classifier::Avx2 => "avx2",
+            #[cfg(target_arch = "aarch64")]
+            Classifier::Neon => "neon",
         }
     }
 
-    /// The CPU features it runs on: those `x86::*_available` detects before offering it.
+    /// The CPU features it runs on: those `x86::*_available` (`neon::neon_available`) detects
+    /// before offering it.
     pub(crate) fn features(self) -> &'static [&'static str] {
         match self {
             Classifier::Portable => &[],
@@ -94,6 +109,8 @@ impl Classifier {
             Classifier::Sse42 => &["sse4.2", "pclmulqdq", "popcnt"],
             #[cfg(target_arch = "x86_64")]
             Classifier::Avx2 => &["avx2", "bmi1", "pclmulqdq", "popcnt"],
+            #[cfg(target_arch = "aarch64")]
+            Classifier::Neon => &["neon"],
         }
     }
 }
@@ -262,6 +279,8 @@ impl Index {
             Classifier::Sse42 => x86::build_with_sse42(self, line),
             #[cfg(target_arch = "x86_64")]
             Classifier::Avx2 => x86::build_with_avx2(self, line),
+            #[cfg(target_arch = "aarch64")]
+            Classifier::Neon => neon::build_with_neon(self, line),
         };
         // Most lines are ASCII, which stage 1 saw on the way (`Classes::non_ascii`): only the
         // others take a second pass to validate their UTF-8.
@@ -625,20 +644,20 @@ mod tests {
     }
 
     /// A SIMD block function for the tests, by name: `None` on a CPU without it.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     type SimdForTests<T> = (&'static str, fn(&[u8; 64]) -> Option<T>);
 
     /// Each of `simd` equals `reference` on every block of one byte value, on every byte value
     /// in every position of a block of others, and on `random` random blocks from `seed`. A
     /// version the CPU lacks is skipped.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     fn simd_equals_reference<T: PartialEq + std::fmt::Debug>(
-        simd: [SimdForTests<T>; 2],
+        simd: &[SimdForTests<T>],
         reference: fn(&[u8; 64]) -> T,
         seed: u64,
         random: usize,
     ) {
-        for (name, simd) in simd {
+        for &(name, simd) in simd {
             let mut state = seed;
             let mut block = [0u8; 64];
             for value in 0..=255u8 {
@@ -670,13 +689,17 @@ mod tests {
     }
 
     #[test]
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     fn the_simd_escape_letters_equal_the_portable_ones() {
+        #[cfg(target_arch = "x86_64")]
         let simd: [SimdForTests<EscapeLetters>; 2] = [
             ("avx2", x86::escape_letters_avx2_for_tests),
             ("sse4.2", x86::escape_letters_sse42_for_tests),
         ];
-        simd_equals_reference(simd, escape_letters_portable, 17, 20_000);
+        #[cfg(target_arch = "aarch64")]
+        let simd: [SimdForTests<EscapeLetters>; 1] =
+            [("neon", neon::escape_letters_neon_for_tests)];
+        simd_equals_reference(&simd, escape_letters_portable, 17, 20_000);
     }
 
     #[test]
@@ -721,13 +744,16 @@ mod tests {
     }
 
     #[test]
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     fn the_simd_classifiers_classify_as_the_portable_code() {
+        #[cfg(target_arch = "x86_64")]
         let simd: [SimdForTests<Classes>; 2] = [
             ("avx2", x86::classify_avx2_for_tests),
             ("sse4.2", x86::classify_sse42_for_tests),
         ];
-        simd_equals_reference(simd, classify_portable, 11, 50_000);
+        #[cfg(target_arch = "aarch64")]
+        let simd: [SimdForTests<Classes>; 1] = [("neon", neon::classify_neon_for_tests)];
+        simd_equals_reference(&simd, classify_portable, 11, 50_000);
     }
 }
 
