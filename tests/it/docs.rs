@@ -211,3 +211,28 @@ fn every_relative_link_in_the_readme_and_docs_resolves() {
     assert!(checked > 100, "only {checked} links found");
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
+
+/// The wheel installs every document under share/doc/rdq-envelope/ through a link per page in
+/// contrib/wheel/data (maturin copies what a file link points to): a new page needs its link,
+/// and the help's closing line promises the pages are there.
+#[test]
+fn the_wheel_links_every_document() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let installed = root.join("contrib/wheel/data/share/doc/rdq-envelope");
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    pages.push(root.join("ARCHITECTURE.md"));
+    for page in pages {
+        let link = installed.join(page.file_name().unwrap());
+        let same = std::fs::read(&link).ok() == Some(std::fs::read(&page).unwrap());
+        assert!(
+            same,
+            "{} has no link in {}",
+            page.display(),
+            installed.display()
+        );
+    }
+}

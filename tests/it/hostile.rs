@@ -17,16 +17,29 @@ use common::{scratch, stderr};
 /// A valid DLQ line, without its terminator.
 const VALID: &str = include_str!("../data/dlq_line.json");
 
-/// The release binary, built on first use.
+/// The variable that names a release binary already built for these tests: CI builds the
+/// wheel's binary first (with zig, for manylinux2014) and runs these cases on it, what ships,
+/// rather than build a second release binary.
+const PREBUILT: &str = "RDQ_ENVELOPE_TEST_RELEASE_BIN";
+
+/// The release binary: the one `RDQ_ENVELOPE_TEST_RELEASE_BIN` names, else built on first use.
 fn release() -> Command {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     let bin = BIN.get_or_init(|| {
+        if let Some(prebuilt) = std::env::var_os(PREBUILT).filter(|v| !v.is_empty()) {
+            let prebuilt = PathBuf::from(prebuilt);
+            assert!(
+                prebuilt.is_file(),
+                "{PREBUILT}={}: no such file",
+                prebuilt.display()
+            );
+            return prebuilt;
+        }
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let target = root.join("target").join("release-for-tests");
         let status = Command::new(env!("CARGO"))
             .args(["build", "--release", "--quiet", "--bin", "rdq-envelope"])
-            // The features of this test build, so that the wheel CI packages from this folder
-            // (pyproject.toml: `s3`) finds the binary fresh.
+            // The features of this test build (pyproject.toml's `s3` for the wheel's too).
             .args(
                 cfg!(feature = "s3")
                     .then_some(["--features", "s3"])
