@@ -15,6 +15,8 @@ use crate::common::{gen_lines, scratch, stderr, without_seconds};
 fn run(s3: &S3, args: &[&str]) -> Output {
     s3.bin()
         .args(args)
+        // The HTML report's "made" time, the same for both runs.
+        .env("SOURCE_DATE_EPOCH", "1796320800")
         .stdin(Stdio::null())
         .output()
         .expect("the binary runs")
@@ -167,8 +169,9 @@ fn every_command_that_writes_writes_the_same_bytes_to_s3_as_to_files() {
     let dir = scratch("s3-same-bytes");
     let lines = gen_lines(400, 11, Some(1), 0.1);
     // Compressed, under a name that does not say so: read by its magic bytes, as files are.
+    // The same last name as the object's, which the HTML report shows beside its examples.
     let input = zstd(&lines);
-    fs::write(dir.join("in.data"), &input).unwrap();
+    fs::write(dir.join("export.data"), &input).unwrap();
     s3.put(&bucket, "in/export.data", &input);
     for (n, args) in WRITERS.iter().enumerate() {
         let local_out = dir.join(format!("out{n}"));
@@ -177,7 +180,7 @@ fn every_command_that_writes_writes_the_same_bytes_to_s3_as_to_files() {
             s3,
             &fill(
                 args,
-                dir.join("in.data").to_str().unwrap(),
+                dir.join("export.data").to_str().unwrap(),
                 local_out.to_str().unwrap(),
             )
             .iter()
@@ -210,7 +213,7 @@ fn every_command_that_writes_writes_the_same_bytes_to_s3_as_to_files() {
             let got = s3
                 .get(&bucket, &format!("out{n}/{name}"))
                 .unwrap_or_else(|| panic!("{args:?}: no object {name}"));
-            let local_in = dir.join("in.data");
+            let local_in = dir.join("export.data");
             let local_in = local_in.to_str().unwrap();
             assert!(
                 comparable(&name, &want, &remote_in, local_in)

@@ -248,7 +248,8 @@ fn a_small_zstd_stream_of_2_gb_of_blank_lines_stays_in_bounded_memory() {
     let peak = watcher.join().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
-        stderr(&out).starts_with("rdq-envelope: 2097152 lines: 0 valid, 0 rejected, 2097152 blank"),
+        stderr(&out)
+            .starts_with("rdq-envelope: 2,097,152 lines: 0 valid, 0 rejected, 2,097,152 blank"),
         "{}",
         stderr(&out)
     );
