@@ -415,10 +415,7 @@ pub fn say_if_reading_a_terminal(files: &[PathBuf], quiet: bool) {
 fn what_was_written(summary: &Summary, output: &OutputArgs, secondary: Secondary<'_>) -> String {
     use rdq_envelope::report::{noun, thousands};
     let count = |n: u64, singular: &str| format!("{} {}", thousands(n), noun(n, singular));
-    let place = |path: &Path| match path.as_os_str() == "-" {
-        true => "standard output".to_owned(),
-        false => path.display().to_string(),
-    };
+    let place = |path: &Path| place_of(Some(path));
     let what = match output.written {
         Written::Lines => count(summary.emitted, "line"),
         Written::Envelopes => count(summary.emitted, "envelope"),
@@ -431,10 +428,7 @@ fn what_was_written(summary: &Summary, output: &OutputArgs, secondary: Secondary
         Written::Report => "the report".to_owned(),
         Written::Count => "the count".to_owned(),
     };
-    let to = output
-        .output
-        .as_deref()
-        .map_or_else(|| "standard output".to_owned(), place);
+    let to = place_of(output.output.as_deref());
     let mut s = format!("; wrote {what} to {to}");
     if let Some((flag, path)) = secondary {
         let what = match flag {
@@ -455,6 +449,15 @@ fn what_was_written(summary: &Summary, output: &OutputArgs, secondary: Secondary
         ));
     }
     s
+}
+
+/// Where an output goes, as a closing line names it: its path, or "standard output" for none
+/// and `-`.
+pub fn place_of(output: Option<&Path>) -> String {
+    match output {
+        Some(path) if path.as_os_str() != "-" => path.display().to_string(),
+        _ => "standard output".to_owned(),
+    }
 }
 
 /// One line for each input whose first line says it is another kind of file (a JSON array, a
@@ -486,8 +489,9 @@ fn through_jq(source: &str, filter: &str) -> String {
     let stream = ["/dev/stdin", "/dev/fd/", "/proc/self/fd/"]
         .iter()
         .any(|prefix| source.starts_with(prefix));
-    let from_stdin = source == Source::Stdin.name() || stream;
-    let mut replaced = source == Source::Stdin.name();
+    let stdin = source == Source::Stdin.name();
+    let from_stdin = stdin || stream;
+    let mut replaced = stdin;
     let mut words = vec!["rdq-envelope".to_owned()];
     for arg in std::env::args_os().skip(1) {
         let arg = arg.to_string_lossy();
