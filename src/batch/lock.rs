@@ -1,9 +1,9 @@
-//! One run at a time writes a manifest in a folder (`.rdq-batch.lock`), and what a stopped run
-//! left there is cleared. On object storage the lock is an object (see `object_lock`).
+//! One run at a time writes a manifest in a folder (`.rdq-batch.lock`, there only while a run
+//! holds it), and what a stopped run left there is cleared. On object storage the lock is an object (see `object_lock`).
 
 use std::fs::{self, File};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::place::Place;
 use super::{Batch, Error, Event, Observer, Result};
@@ -15,11 +15,68 @@ pub(super) const LOCK: &str = ".rdq-batch.lock";
 pub(super) enum Lock {
     /// A file locked for as long as it is open.
     #[allow(dead_code)] // held for its drop
-    File(File),
+    File(LockFile),
     /// An object kept fresh by a heartbeat, removed when dropped.
     #[cfg(feature = "s3")]
     #[allow(dead_code)] // held for its drop
     Object(super::object_lock::ObjectLock),
+}
+
+/// The lock file, locked while open and removed when the run ends: by its drop, or by the
+/// run's ending when it does not succeed (`io::release_everything`), so that no run leaves
+/// one behind.
+pub(super) struct LockFile {
+    path: PathBuf,
+    #[allow(dead_code)] // held for its lock
+    file: File,
+}
+
+impl LockFile {
+    /// Creates (or opens) and locks the lock file at `path`; `None` when another run holds it.
+    ///
+    /// A run that ends removes its lock file, so the file another run opened may be gone from
+    /// the folder by the time its lock is granted: that lock holds nothing, and the file is
+    /// opened again. (Without the check, a third run could create a new file and lock it too.)
+    fn take(path: &Path) -> Result<Option<LockFile>> {
+        loop {
+            let file = File::create(path)
+                .map_err(|e| Error::at(format!("{}: cannot create", path.display()), e))?;
+            if file.try_lock().is_err() {
+                return Ok(None);
+            }
+            if still_there(path, &file) {
+                crate::io::remove_when_the_run_fails(path);
+                return Ok(Some(LockFile {
+                    path: path.to_owned(),
+                    file,
+                }));
+            }
+        }
+    }
+}
+
+/// Whether `file` is still the file at `path` (not removed, nor replaced, since it was opened).
+#[cfg(unix)]
+fn still_there(path: &Path, file: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (fs::metadata(path), file.metadata()) {
+        (Ok(there), Ok(open)) => (there.dev(), there.ino()) == (open.dev(), open.ino()),
+        _ => false,
+    }
+}
+
+/// Elsewhere a lock file is not removed while open, so the one opened is the one there.
+#[cfg(not(unix))]
+fn still_there(_: &Path, _: &File) -> bool {
+    true
+}
+
+impl Drop for LockFile {
+    fn drop(&mut self) {
+        crate::io::forget_removal(&self.path);
+        // Removed while still locked: a run that opened it meanwhile finds it gone (`take`).
+        let _ = fs::remove_file(&self.path);
+    }
 }
 
 impl Batch {
@@ -46,14 +103,12 @@ impl Batch {
         };
         self.output.make()?;
         let path = dir.join(LOCK);
-        let lock = File::create(&path)
-            .map_err(|e| Error::at(format!("{}: cannot create", path.display()), e))?;
-        if lock.try_lock().is_err() {
+        let Some(lock) = LockFile::take(&path)? else {
             return Err(Error::Refused(format!(
                 "{}: another batch run is writing this folder",
                 dir.display()
             )));
-        }
+        };
         if !clean {
             return Ok(Lock::File(lock));
         }

@@ -4,8 +4,8 @@
 //! It is created only if there is none (`If-None-Match: *`), so of two runs that start at once
 //! one wins. A thread of the run rewrites it every 15 s, on the condition that it is still the
 //! object the run last wrote (`If-Match` its ETag). A run killed (SIGKILL, a lost machine)
-//! leaves the object behind (SIGINT, SIGTERM and SIGHUP remove it on the way out, through
-//! `io::abort_live_uploads`): a lock whose heartbeat is more than 60 s old is stale, and a new
+//! leaves the object behind (every other ending removes it on the way out, through
+//! `io::release_everything`): a lock whose heartbeat is more than 60 s old is stale, and a new
 //! run replaces it on the condition that it is still that stale object (`If-Match` the ETag
 //! read), so of two runs that find the same stale lock one takes it over. The heartbeat is the
 //! writer's clock against the reader's: clocks a few seconds apart do no harm, clocks 45 s
@@ -101,7 +101,7 @@ impl ObjectLock {
     ) -> Result<ObjectLock> {
         let url = format!("s3://{bucket}/{key}");
         let me = Holder::this_run();
-        let mut written = objects::put_if(bucket, key, me.to_bytes(), None)?;
+        let mut written = objects::put_held(bucket, key, me.to_bytes(), None)?;
         if written == Written::Lost {
             // Gone since (its run just ended): `None` retries the creation once.
             let found = objects::get(bucket, key)?;
@@ -109,12 +109,12 @@ impl ObjectLock {
             let held: Option<Holder> = serde_json::from_slice(&bytes).ok();
             match (held, e_tag) {
                 (None, None) if bytes.is_empty() => {
-                    written = objects::put_if(bucket, key, me.to_bytes(), None)?;
+                    written = objects::put_held(bucket, key, me.to_bytes(), None)?;
                 }
                 (Some(held), Some(e_tag))
                     if now().saturating_sub(held.heartbeat) > STALE_SECONDS =>
                 {
-                    written = objects::put_if(bucket, key, me.to_bytes(), Some(&e_tag))?;
+                    written = objects::put_held(bucket, key, me.to_bytes(), Some(&e_tag))?;
                     if let Written::Done(_) = written {
                         observer.event(Event::StaleLockTakenOver(&format!(
                             "{url}: a lock not refreshed for {} s (host {}, pid {}): taken over",
@@ -145,6 +145,7 @@ impl ObjectLock {
         let e_tag = match written {
             Written::Done(Some(e_tag)) => e_tag,
             Written::Done(None) => {
+                objects::forget_held(bucket, key);
                 let _ = objects::delete(bucket, key);
                 return Err(Error::Refused(format!(
                     "{url}: the store gives no ETag, without which the lock cannot be kept"
@@ -156,8 +157,8 @@ impl ObjectLock {
                 )))
             }
         };
-        // SIGINT, SIGTERM or SIGHUP remove it too, so that a rerun need not wait a minute.
-        objects::remove_on_signal(bucket, key);
+        // Held (`put_held`): every ending of the run but success removes it too, so that a
+        // rerun need not wait a minute.
         let (stop, stopped) = mpsc::channel::<()>();
         let (b, k) = (bucket.to_owned(), key.to_owned());
         let heartbeat = std::thread::Builder::new()
@@ -204,7 +205,7 @@ fn beat(
 impl Drop for ObjectLock {
     fn drop(&mut self) {
         drop(self.stop.take());
-        objects::keep_on_signal(&self.bucket, &self.key);
+        objects::forget_held(&self.bucket, &self.key);
         let ours = self
             .heartbeat
             .take()

@@ -108,6 +108,26 @@ fn dispatch<Op: LineOperation>(
     output: &OutputArgs,
     op: &Op,
 ) -> anyhow::Result<Outcome> {
+    // Test builds only: a line holding these bytes panics in its worker (`panic_hook.rs`), so
+    // that the tests can prove a shard's panic leaves nothing behind.
+    #[cfg(debug_assertions)]
+    if let Some(marker) = std::env::var_os("RDQ_ENVELOPE_TEST_PANIC_ON") {
+        let op = super::panic_hook::PanicOn {
+            op,
+            marker: marker.into_encoded_bytes(),
+        };
+        return dispatch_op(args, command, input, output, &op);
+    }
+    dispatch_op(args, command, input, output, op)
+}
+
+fn dispatch_op<Op: LineOperation>(
+    args: &BatchArgs,
+    command: Command,
+    input: &InputArgs,
+    output: &OutputArgs,
+    op: &Op,
+) -> anyhow::Result<Outcome> {
     for (given, flag) in [
         (output.output.is_some(), "-o"),
         (output.rejects.is_some(), "--rejects"),

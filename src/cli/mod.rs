@@ -4,6 +4,7 @@ mod args;
 mod batch;
 mod colour;
 mod dedupe;
+mod ending;
 mod explain;
 mod export;
 mod filter;
@@ -248,6 +249,9 @@ pub fn main() -> ExitCode {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(cli)))
             .unwrap_or_else(|_| Err(anyhow::anyhow!("internal error (a bug, please report it)")))
     });
+    // An error from any thread, a failed commit or a panic: the run's values have cleaned up
+    // as they unwound, and the one way out (`ending.rs`) removes what none of them held.
+    let _released = result.is_err().then(rdq_envelope::io::release_everything);
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Rejected) => ExitCode::from(1),

@@ -1,6 +1,7 @@
-//! Signals: SIGINT, SIGTERM, SIGHUP and SIGPIPE end the run the way `zstd` does, with no
-//! temporary file left behind, every output path as it was before the run, and the
-//! conventional status (128 + the signal's number: 130, 143, 129, 141).
+//! Signals: SIGINT, SIGTERM, SIGHUP and SIGPIPE end the run the way `zstd` does, through the
+//! run's one way out (`ending.rs`: no temporary file, upload or lock left behind, every output
+//! path as it was before the run), with the conventional status (128 + the signal's number:
+//! 130, 143, 129, 141).
 //!
 //! SIGUSR1 ends the run the same way (status 138); the process sends it to itself when a
 //! thread ran out of stack in `filter --where` (`where_guard.rs`), and then ends with status 2.
@@ -38,10 +39,9 @@ pub fn install() {
                 if origin.signal == SIGUSR1 && from_self && super::where_guard::overflowed() {
                     super::where_guard::stop_after_overflow();
                 }
-                // Held until the process ends: no output is renamed into place after this.
-                let _held = rdq_envelope::io::remove_live_temporary_files();
-                rdq_envelope::io::abort_live_uploads();
-                std::process::exit(128 + origin.signal);
+                // 128 + a signal's number: at most 128 + 31 for the signals caught here.
+                let status = u8::try_from(128 + origin.signal).unwrap_or(u8::MAX);
+                super::ending::fail(status, None);
             }
         });
     drop(spawned);

@@ -83,12 +83,9 @@ fn resident_mib() -> Option<u64> {
     Some(kib / 1024)
 }
 
-/// Ends the run as a signal does, with status 2 and `message`.
+/// Ends the run as a signal does (`ending.rs`), with status 2 and `message`.
 fn stop(message: std::fmt::Arguments<'_>) -> ! {
-    // Held until the process ends: no output is renamed into place after this.
-    let _held = rdq_envelope::io::remove_live_temporary_files();
-    let _ = super::say(message);
-    std::process::exit(2)
+    super::ending::fail(2, Some(message))
 }
 
 /// Set by the fault handler before it asks the signal thread to end the run.

@@ -43,14 +43,34 @@ pub use alias::{check_aliases, AliasError, Named, Stream};
 #[doc(hidden)]
 pub use reread::{between_reads, Rereadable};
 #[doc(hidden)]
-pub use temp::remove_live_temporary_files;
+pub use temp::{forget_removal, remove_when_the_run_fails};
 
-/// Aborts every `s3://` output's upload still open, for a signal handler (after
-/// [`remove_live_temporary_files`], whose lock it relies on): the objects stay as they were.
+/// What [`release_everything`] returns: the commit's lock, held until the process ends, so that
+/// no output is renamed into place or completed after the run has let everything go.
 #[doc(hidden)]
-pub fn abort_live_uploads() {
+#[must_use = "hold it until the process ends: an output could be committed after the release"]
+pub struct Released(#[allow(dead_code)] std::sync::MutexGuard<'static, Vec<std::path::PathBuf>>);
+
+/// The one way out of a run that does not succeed, whatever ends it (a signal, the `--where`
+/// watchdog, a stack overflow, an error in any thread, a failed commit, a panic): everything
+/// the run began and would leave behind is removed. That is every temporary file of an
+/// output, every `s3://` output's multipart upload (also one whose creation the store is still
+/// answering), every object the run holds only while it lives (a `batch` lock) and every such
+/// file (a `batch` lock file). The outputs' paths and objects are left as they were before the
+/// run. It waits at most about 10 s for the stores; what they do not answer by then a bucket
+/// lifecycle rule cleans up.
+///
+/// Safe to call from any thread, more than once, and after the run's values have been dropped
+/// (each of them cleans up after itself on the way out of an error; this is also for the
+/// endings that leave no time to unwind).
+#[doc(hidden)]
+pub fn release_everything() -> Released {
+    let live = temp::remove_live_temporary_files();
     #[cfg(feature = "s3")]
     remote::abort_live_uploads();
+    // Last: a rerun may take the folder as soon as its lock file is gone.
+    temp::remove_held_files();
+    Released(live)
 }
 
 /// Checks every URL among a run's streams before anything is read or created: each is well

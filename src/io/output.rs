@@ -331,7 +331,7 @@ pub(super) fn names_standard(path: &Path) -> Option<Standard> {
 /// Commits several outputs all or nothing, as far as a file system allows: every one is
 /// finished and synced first (a full disk, a closed pipe, a failing device stops the commit
 /// there, and every atomic output's path stays as it was), then every atomic file is renamed
-/// into place, with signals held off (see [`super::remove_live_temporary_files`]). Only a
+/// into place, with signals held off (see [`super::release_everything`]). Only a
 /// failing rename (the folder removed meanwhile) or a crash between two renames can leave some
 /// paths new and others old. On error, the outputs not yet renamed are removed.
 pub fn commit_all(outputs: impl IntoIterator<Item = OutputFile>) -> io::Result<()> {

@@ -81,6 +81,36 @@ pub fn remove_live_temporary_files() -> MutexGuard<'static, Vec<PathBuf>> {
     live
 }
 
+/// Files a run holds only while it lives (a `batch` lock file), removed by
+/// [`remove_held_files`] when the run fails.
+static HELD: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn held() -> MutexGuard<'static, Vec<PathBuf>> {
+    HELD.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Marks `path` as a file this run holds only while it lives: a run that fails removes it
+/// (`io::release_everything`). Its holder removes it itself on success, after
+/// [`forget_removal`].
+pub fn remove_when_the_run_fails(path: &Path) {
+    held().push(path.to_path_buf());
+}
+
+/// Forgets a file marked by [`remove_when_the_run_fails`].
+pub fn forget_removal(path: &Path) {
+    let mut held = held();
+    if let Some(at) = held.iter().rposition(|p| p == path) {
+        held.swap_remove(at);
+    }
+}
+
+/// Removes every file marked by [`remove_when_the_run_fails`].
+pub(super) fn remove_held_files() {
+    for path in held().drain(..) {
+        let _ = fs::remove_file(path);
+    }
+}
+
 /// Whether `name` is the name of a temporary file of an atomic output, of this version
 /// (`.rdq-tmp.HOST.PID.N`) or an earlier one (`.NAME.rdq-tmp.PID.N`).
 #[cfg(any(feature = "batch", test))]

@@ -30,6 +30,7 @@ mod cli_validate;
 mod common;
 mod compliance;
 mod docs;
+mod endings;
 mod explain;
 mod fuzz_corpus;
 mod gen;

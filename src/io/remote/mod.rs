@@ -5,6 +5,7 @@
 //! multipart upload that becomes the object only in the commit's second phase (`write.rs`);
 //! `batch` lists, reads and conditionally writes small objects through `objects`.
 
+mod ending;
 mod error;
 pub mod objects;
 mod read;

@@ -7,6 +7,7 @@ use std::io;
 use futures_util::TryStreamExt;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 
+use super::ending::{self, Creation};
 use super::error::named;
 use super::read::object_path;
 use super::store;
@@ -106,7 +107,7 @@ pub fn delete(bucket: &str, key: &str) -> io::Result<()> {
     }
 }
 
-/// Objects a run holds only while it lives (a `batch` lock), removed by a signal's handler
+/// Objects a run holds only while it lives (a `batch` lock), removed by the run's ending
 /// through [`super::abort_live_uploads`] so that the next run need not wait for them to go
 /// stale.
 static HELD: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
@@ -115,17 +116,38 @@ fn held() -> std::sync::MutexGuard<'static, Vec<(String, String)>> {
     HELD.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Marks `s3://bucket/key` as held by this run: a signal that ends it removes the object.
-pub fn remove_on_signal(bucket: &str, key: &str) {
-    held().push((bucket.to_owned(), key.to_owned()));
+/// [`put_if`] for an object the run holds only while it lives (a `batch` lock): once written,
+/// a run that ends any way but success removes it. A run that ends while the store is still
+/// answering the write waits for the answer and removes what it wrote (`ending.rs`); an
+/// ending that came first refuses the write.
+pub fn put_held(
+    bucket: &str,
+    key: &str,
+    bytes: Vec<u8>,
+    e_tag: Option<&str>,
+) -> io::Result<Written> {
+    let url = Url::s3_join(bucket, key);
+    let creation = Creation::start(&url)?;
+    let written = put_if(bucket, key, bytes, e_tag)?;
+    if let Written::Done(_) = written {
+        let mut held = held();
+        if ending::is_ending() {
+            drop(held);
+            let _ = delete(bucket, key);
+            return Err(ending::ended(&url));
+        }
+        held.push((bucket.to_owned(), key.to_owned()));
+    }
+    drop(creation);
+    Ok(written)
 }
 
-/// Forgets an object marked by [`remove_on_signal`] (the run releases it itself).
-pub fn keep_on_signal(bucket: &str, key: &str) {
+/// Forgets an object written by [`put_held`]: the run removes it itself, or leaves it.
+pub fn forget_held(bucket: &str, key: &str) {
     held().retain(|(b, k)| (b.as_str(), k.as_str()) != (bucket, key));
 }
 
-/// Removes every object held, for a signal's handler: the futures it waits for.
+/// Removes every object held, for the run's ending: the futures it waits for.
 pub(super) fn release_held() -> Vec<impl std::future::Future<Output = ()>> {
     held()
         .drain(..)

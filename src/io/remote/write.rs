@@ -5,7 +5,8 @@
 //! an error before anything is read), parts of [`PART`] bytes are uploaded while the run goes
 //! on, at most [`IN_FLIGHT`] at once, and the last part is uploaded in the commit's first
 //! phase. A run that fails, or a signal, aborts every upload not yet completed
-//! ([`abort_live_uploads`]): the object that was there stays as it was. SIGKILL leaves an
+//! ([`abort_live_uploads`]), also one whose creation is still in flight (`ending.rs`): the
+//! object that was there stays as it was. SIGKILL leaves an
 //! incomplete upload, invisible but stored, until a bucket lifecycle rule removes it.
 
 use std::collections::VecDeque;
@@ -18,6 +19,7 @@ use object_store::multipart::{MultipartStore, PartId};
 use object_store::path::Path as ObjectPath;
 use object_store::{MultipartId, PutPayload};
 
+use super::ending::{self, Creation};
 use super::error::named;
 use super::store;
 
@@ -45,28 +47,34 @@ fn live() -> std::sync::MutexGuard<'static, Vec<Live>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Aborts every multipart upload this process has open, waiting at most 10 s in all. For a
-/// signal handler, just before the process ends, after it holds the lock of the commit (see
-/// [`crate::io::remove_live_temporary_files`]): no upload is completed after this.
-///
-/// It also removes the objects the run holds only while it lives (a `batch` lock: see
-/// `objects::remove_on_signal`).
+/// Ends this process's business with the stores, for the run's one way out when it does not
+/// succeed (`io::release_everything`, after it holds the lock of the commit: no upload is
+/// completed after this). Every multipart upload still open is aborted, including those
+/// whose creation the store is still answering (`ending.rs`), and the objects the run holds
+/// only while it lives are removed (a `batch` lock: see `objects::put_held`); all of it
+/// within [`ABORT_WAIT`] in all, past which a bucket lifecycle rule cleans up.
 pub fn abort_live_uploads() {
-    let uploads: Vec<Live> = live().drain(..).collect();
+    let deadline = std::time::Instant::now() + ABORT_WAIT;
+    let uploads: Vec<Live> = {
+        let mut live = live();
+        super::ending::begin();
+        live.drain(..).collect()
+    };
     let released = super::objects::release_held();
-    if uploads.is_empty() && released.is_empty() {
-        return;
+    if !uploads.is_empty() || !released.is_empty() {
+        let aborts = uploads.into_iter().map(|up| async move {
+            let _ = up.store.abort_multipart(&up.path, &up.id).await;
+        });
+        store::block_on(async {
+            let both = async {
+                futures_util::future::join_all(aborts).await;
+                futures_util::future::join_all(released).await;
+            };
+            let _ = tokio::time::timeout_at(deadline.into(), both).await;
+        });
     }
-    let aborts = uploads.into_iter().map(|up| async move {
-        let _ = up.store.abort_multipart(&up.path, &up.id).await;
-    });
-    store::block_on(async {
-        let both = async {
-            futures_util::future::join_all(aborts).await;
-            futures_util::future::join_all(released).await;
-        };
-        let _ = tokio::time::timeout(ABORT_WAIT, both).await;
-    });
+    // Their creators abort what the store makes now, and then stop counting.
+    super::ending::wait_for_creations(deadline);
 }
 
 /// An object being written: see the module's documentation.
@@ -96,14 +104,26 @@ impl ObjectUpload {
         let url = super::Url::s3_join(bucket, key);
         let store = store::s3(bucket)?;
         let path = super::read::object_path(key);
+        // Counted while the store answers: a run that ends meanwhile waits for the answer.
+        let creation = Creation::start(&url)?;
         let id = store::block_on(store.create_multipart(&path)).map_err(|e| named(&url, &e))?;
         let token = TOKENS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        live().push(Live {
-            token,
-            store: Arc::clone(&store),
-            path: path.clone(),
-            id: id.clone(),
-        });
+        {
+            let mut live = live();
+            if ending::is_ending() {
+                // The ending has aborted every upload it knew of; this one is ours to abort.
+                drop(live);
+                abort_within(&store, &path, &id);
+                return Err(ending::ended(&url));
+            }
+            live.push(Live {
+                token,
+                store: Arc::clone(&store),
+                path: path.clone(),
+                id: id.clone(),
+            });
+        }
+        drop(creation);
         Ok(ObjectUpload {
             url,
             store,
@@ -229,12 +249,16 @@ impl Drop for ObjectUpload {
             live.retain(|up| up.token != token);
             before != live.len()
         };
-        // A signal handler that got here first has aborted it already.
+        // The run's ending, when it got here first, has aborted it already.
         if owned {
-            let (store, path, id) = (&self.store, &self.path, &self.id);
-            store::block_on(async {
-                let _ = tokio::time::timeout(ABORT_WAIT, store.abort_multipart(path, id)).await;
-            });
+            abort_within(&self.store, &self.path, &self.id);
         }
     }
+}
+
+/// Aborts an upload, waiting at most [`ABORT_WAIT`].
+fn abort_within(store: &AmazonS3, path: &ObjectPath, id: &MultipartId) {
+    store::block_on(async {
+        let _ = tokio::time::timeout(ABORT_WAIT, store.abort_multipart(path, id)).await;
+    });
 }

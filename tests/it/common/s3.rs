@@ -286,6 +286,32 @@ impl S3 {
     }
 }
 
+impl S3 {
+    /// The key and ID of every multipart upload begun and neither completed nor aborted.
+    pub fn uploads(&self, bucket: &str) -> Vec<(String, String)> {
+        let answer = self.request("GET", &format!("/{bucket}?uploads"), b"");
+        assert_eq!(answer.status, 200, "list uploads of {bucket}");
+        tags(&answer.body, "Key")
+            .into_iter()
+            .zip(tags(&answer.body, "UploadId"))
+            .collect()
+    }
+
+    /// Aborts a multipart upload behind its writer's back.
+    pub fn abort_upload(&self, bucket: &str, key: &str, id: &str) {
+        let answer = self.request(
+            "DELETE",
+            &format!("/{bucket}/{}?uploadId={}", encode(key), encode(id)),
+            b"",
+        );
+        assert!(
+            matches!(answer.status, 200 | 204),
+            "abort {key}: {}",
+            answer.status
+        );
+    }
+}
+
 /// The texts of every `<tag>...</tag>` in an XML answer, unescaped as far as keys need.
 fn tags(xml: &[u8], tag: &str) -> Vec<String> {
     let text = String::from_utf8_lossy(xml);
