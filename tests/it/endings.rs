@@ -6,7 +6,9 @@
 //! watchdog); a stack overflow in `--where`; an error in the reader thread (a zstd stream that
 //! breaks off into garbage); a failed commit; a panic (the test builds' hook). The resources:
 //! the temporary files of local outputs, the multipart uploads of `s3://` outputs, the lock
-//! file of `batch` into a folder and the lock object of `batch` into a prefix. A run's outputs
+//! file of `batch` into a folder and the lock object of `batch` into a prefix; and, for the
+//! signals, an upload or a lock object whose creation the store is still answering (the unruly
+//! store holds its answer). A run's outputs
 //! are opened before any line is read, so each run is held at its second line (the marked
 //! one) until the test has seen the resource, and then ended there.
 //!
@@ -357,6 +359,7 @@ fn every_ending_removes_the_lock_file_of_a_batch_into_a_folder() {
 mod on_object_storage {
     use super::*;
     use common::s3::{server, S3};
+    use common::unruly::{Act, Kind, Unruly};
 
     fn nothing_left(s3: &S3, bucket: &str, what: &str) {
         assert!(
@@ -444,6 +447,48 @@ mod on_object_storage {
             );
             assert_eq!(s3.get(&bucket, "out/earlier.txt").unwrap(), b"previous\n");
             fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+
+    /// The column of things being created: a signal that arrives while the store is still
+    /// answering the request that creates an output's upload, or a `batch` lock object. The
+    /// store has made it; the run does not know it yet. The run waits for the answer (the
+    /// unruly store holds it 2 s) and removes what it made.
+    #[test]
+    fn a_signal_while_the_store_is_still_creating_an_upload_or_a_lock_removes_it() {
+        let Some(s3) = server() else { return };
+        for (name, status) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
+            for creating in [Kind::CreateMultipartUpload, Kind::PutObject] {
+                let what = format!("SIG{name} × {creating:?} in flight");
+                let bucket = s3.bucket("ending-creating");
+                s3.put(&bucket, "out.jsonl", b"previous\n");
+                let proxy = Unruly::in_front_of(&s3.endpoint());
+                proxy.on(creating, Act::DelayAnswer(Duration::from_secs(2)));
+                let mut command = s3.bin();
+                command.env("AWS_ENDPOINT_URL", proxy.endpoint());
+                let dir = scratch("ending-creating");
+                let child = if creating == Kind::PutObject {
+                    // batch's lock is the first object it writes.
+                    let input = dir.join("in");
+                    fs::create_dir_all(&input).unwrap();
+                    let out = format!("s3://{bucket}/out/");
+                    batch_command(command, Ending::Signal(name, status), &input, &out, "")
+                } else {
+                    let out = format!("s3://{bucket}/out.jsonl");
+                    Piped::start(command, Ending::Signal(name, status), &[&out]).child
+                };
+                assert!(
+                    proxy.wait_held(creating, Duration::from_secs(60)),
+                    "{what}: never asked"
+                );
+                signal(&child, name);
+                let (got, err) = status_of(child, &what);
+                assert_eq!(got, status, "{what}: {err}");
+                nothing_left(s3, &bucket, &what);
+                assert_eq!(s3.keys(&bucket, ""), ["out.jsonl"], "{what}");
+                assert_eq!(s3.get(&bucket, "out.jsonl").unwrap(), b"previous\n");
+                fs::remove_dir_all(&dir).unwrap();
+            }
         }
     }
 }
