@@ -161,9 +161,13 @@ fn by_nuls(first: &[u8]) -> Option<Unicode> {
 }
 
 /// Whether `sample` is not text: a NUL (UTF-16 and UTF-32 were told apart before), or a
-/// control byte other than white space and ESC in every sixteen bytes or more. Compressed data
-/// never gets here as it is: gzip and zstd are undone before, and xz, bzip2 and lz4 refused.
+/// control byte other than white space and ESC in every sixteen bytes or more, or PNG's
+/// signature (whose first line, cut at its CR LF, is `\x89PNG` alone). Compressed data never
+/// gets here as it is: gzip and zstd are undone before, and xz, bzip2 and lz4 refused.
 fn binary(sample: &[u8]) -> bool {
+    if sample.starts_with(b"\x89PNG") {
+        return true;
+    }
     let controls = sample
         .iter()
         .filter(|&&b| matches!(b, 0..=0x08 | 0x0E..=0x1A | 0x1C..=0x1F | 0x7F))
@@ -302,6 +306,7 @@ mod tests {
         );
         for binary in [
             &b"\x89PNG\r\x1a"[..],
+            b"\x89PNG",
             b"PK\x03\x04\x14\x00\x00\x00\x08\x00",
             b"PAR1\x15\x04\x15\x80\x01",
             b"\x00\x00\x00\x00\x00\x00",
