@@ -106,10 +106,7 @@ mod tests {
             assert_eq!(endings.format.as_deref(), format, "{name}");
             assert_eq!(endings.compression, compression, "{name}");
         }
-        assert_eq!(
-            Endings::of(Path::new("s3://bkt/dir.v2/Out.JSONL.GZ")).format_is("jsonl"),
-            true
-        );
+        assert!(Endings::of(Path::new("s3://bkt/dir.v2/Out.JSONL.GZ")).format_is("jsonl"));
         assert_eq!(Endings::of(Path::new("dir.csv/")).stem, "dir");
         assert_eq!(Endings::of(Path::new("-")).format, None);
     }
