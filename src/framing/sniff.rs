@@ -57,10 +57,11 @@ impl InputKind {
         if let Some(unicode) = by_bom(first).or_else(|| by_nuls(first)) {
             return Some(InputKind::Unicode(unicode));
         }
-        if binary(&first[..first.len().min(SAMPLE)]) {
+        let line = first.trim_ascii();
+        // An object, broken or not, is a line of JSON Lines, whatever bytes it holds.
+        if line.first() != Some(&b'{') && binary(&first[..first.len().min(SAMPLE)]) {
             return Some(InputKind::Binary);
         }
-        let line = first.trim_ascii();
         match line.first()? {
             b'[' => Some(InputKind::JsonArray),
             b'{' if line.len() == 1 => Some(InputKind::JsonDocument),
@@ -196,7 +197,7 @@ mod tests {
 
     #[test]
     fn arrays_documents_and_rows_are_told_apart_from_lines() {
-        let cases: [(&[u8], Option<InputKind>); 17] = [
+        let cases: [(&[u8], Option<InputKind>); 18] = [
             (b"[", Some(InputKind::JsonArray)),
             (b"  [{\"id\":1},{\"id\":2}]", Some(InputKind::JsonArray)),
             (b"[]", Some(InputKind::JsonArray)),
@@ -213,6 +214,8 @@ mod tests {
             (b"42", None),
             (b"hello world", None),
             (b"", None),
+            // A line of JSON Lines with a NUL is a broken line, not binary data.
+            (b"{\"id\":\"a\x00b\x00c\x00d\"}", None),
             // Latin-1 and an ANSI colour are text.
             (b"caf\xe9,cr\xe8me", Some(InputKind::Csv)),
             (b"\x1b[31mERROR\x1b[0m: disk", None),
@@ -310,7 +313,6 @@ mod tests {
             b"PK\x03\x04\x14\x00\x00\x00\x08\x00",
             b"PAR1\x15\x04\x15\x80\x01",
             b"\x00\x00\x00\x00\x00\x00",
-            b"{\"id\":\"a\x00b\x00c\x00d\"}",
             b"\x01\x02\x03 some text",
         ] {
             assert_eq!(
