@@ -6,13 +6,12 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use super::manifest::{MANIFEST, SUMMARY};
+use crate::io::{Compression, Endings};
 
-/// The endings a shard's name may have: JSON Lines, plain or compressed.
-const SHARD_ENDINGS: [&str; 3] = [".jsonl", ".jsonl.zst", ".jsonl.gz"];
-
-/// Whether a file named `name` is a shard, by its ending.
+/// Whether a file named `name` is a shard, by its endings: `.jsonl`, plain or compressed
+/// (`.jsonl.zst`, `.jsonl.gz`), in any letter case, as [`Endings`] reads every name.
 pub(crate) fn is_shard_name(name: &str) -> bool {
-    SHARD_ENDINGS.iter().any(|e| name.ends_with(e))
+    Endings::of_name(name).format_is("jsonl")
 }
 
 /// One input file of a folder.
@@ -90,14 +89,11 @@ impl ShardOutputs {
     /// The names for `shard`'s outputs. `suffix` is the compression ending of the outputs
     /// (`".zst"`, `".gz"` or `""`); `None` follows the shard's own.
     pub fn for_shard(shard: &str, suffix: Option<&str>) -> ShardOutputs {
-        let (stem, own) = SHARD_ENDINGS
-            .iter()
-            .rev()
-            .find_map(|ending| {
-                let stem = shard.strip_suffix(ending)?;
-                Some((stem, &ending[".jsonl".len()..]))
-            })
-            .unwrap_or((shard, ""));
+        let endings = Endings::of_name(shard);
+        let (stem, own) = match endings.format_is("jsonl") {
+            true => (endings.stem, compression_suffix(endings.compression)),
+            false => (shard, ""),
+        };
         let suffix = suffix.unwrap_or(own);
         ShardOutputs {
             lines: format!("{stem}.jsonl{suffix}"),
@@ -109,6 +105,16 @@ impl ShardOutputs {
     /// The three names, lines first.
     pub fn names(&self) -> [&str; 3] {
         [&self.lines, &self.rejects, &self.summary]
+    }
+}
+
+/// The ending an output compressed as `compression` is given (in lower case, whatever the
+/// shard's).
+fn compression_suffix(compression: Compression) -> &'static str {
+    match compression {
+        Compression::Zstd => ".zst",
+        Compression::Gzip => ".gz",
+        Compression::None => "",
     }
 }
 
@@ -163,6 +169,14 @@ mod tests {
         );
         let o = ShardOutputs::for_shard("x.jsonl.gz", Some(""));
         assert_eq!(o.lines, "x.jsonl");
+        // Endings in any letter case (the outputs' in lower case).
+        assert!(is_shard_name("A.JSONL.ZST") && is_shard_name("b.Jsonl.Gz"));
+        assert!(is_shard_name("c.JSONL") && !is_shard_name("d.json.zst"));
+        let o = ShardOutputs::for_shard("A.JSONL.ZST", None);
+        assert_eq!(
+            o.names(),
+            ["A.jsonl.zst", "A.rejects.jsonl.zst", "A.summary.json"]
+        );
     }
 
     #[test]

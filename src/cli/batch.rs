@@ -2,7 +2,6 @@
 //! ([`rdq_envelope::batch`], which holds the engine: shards, manifest, resume, scheduling,
 //! assembly), and its events and the manifest rendered for people.
 
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -12,7 +11,7 @@ use clap::{Args, Subcommand};
 use rdq_envelope::batch::{
     self, Batch, Command, Compress, Config, Event, Folders, Limits, Observer, State,
 };
-use rdq_envelope::io::{check_aliases, Named, Stream};
+use rdq_envelope::io::{check_aliases, Named, OutputFile, Stream};
 use rdq_envelope::pipeline::LineOperation;
 use rdq_envelope::report::{noun, thousands};
 
@@ -179,19 +178,21 @@ fn dispatch_op<Op: LineOperation>(
         in_dir,
     };
     if args.list {
-        let mut out = io::stdout().lock();
+        let mut out = OutputFile::stdout();
         for shard in batch.shards() {
             writeln!(out, "{}", shard.name)?;
         }
+        out.commit()?;
         return Ok(Outcome::Clean);
     }
     check_standard_streams(&batch, args.assemble.as_deref())?;
     if let Some(name) = &args.only {
         let entry = batch.run_only(op, name, &mut say).map_err(lib)?;
-        let mut out = io::stdout().lock();
-        serde_json::to_writer(&mut out, &entry)?;
-        writeln!(out)?;
-        out.flush()?;
+        let mut line = serde_json::to_vec(&entry)?;
+        line.push(b'\n');
+        let mut out = OutputFile::stdout();
+        out.write_all(&line)?;
+        out.commit()?;
         return match &entry.state {
             State::Done { summary, .. } => Ok(run::outcome(summary)),
             State::Failed { error } => bail!("{error}"),
@@ -241,7 +242,9 @@ fn read_entries(path: &Path) -> anyhow::Result<Vec<batch::Entry>> {
     let entries = if path.as_os_str() == "-" {
         batch::read_entries(io::stdin().lock(), path)
     } else {
-        let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+        // A file, or an object (the entries a cluster's runners left in the store).
+        let file = rdq_envelope::io::open_stored(path)
+            .with_context(|| format!("{}: cannot open", path.display()))?;
         batch::read_entries(io::BufReader::new(file), path)
     };
     entries.map_err(lib)
@@ -332,7 +335,7 @@ fn status(dir: &Path) -> anyhow::Result<Outcome> {
         .map(|e| e.size)
         .sum();
     let mb = |n: u64| n as f64 / 1e6;
-    let mut out = io::stdout().lock();
+    let mut out = OutputFile::stdout();
     writeln!(out, "{}", manifest.config.describe())?;
     writeln!(
         out,
@@ -356,6 +359,6 @@ fn status(dir: &Path) -> anyhow::Result<Outcome> {
             writeln!(out, "failed: {}: {error}", entry.name)?;
         }
     }
-    out.flush()?;
+    out.commit()?;
     Ok(Outcome::Clean)
 }

@@ -58,22 +58,10 @@ fn or_list(items: &[String]) -> String {
 }
 
 /// The ending of a file name that says its format, lower-cased: `json` of `r.JSON.zst`; none
-/// for `-`, or a name without a dot after its compression ending is set aside.
+/// for `-`, or a name without a dot after its compression ending is set aside. Read by
+/// [`Endings`](rdq_envelope::io::Endings), as the compression is: one rule for every output.
 fn ending(path: &Path) -> Option<String> {
-    if path.as_os_str() == "-" {
-        return None;
-    }
-    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
-    let name = name
-        .strip_suffix(".zst")
-        .or_else(|| name.strip_suffix(".gz"))
-        .unwrap_or(&name);
-    let (stem, ending) = name.rsplit_once('.')?;
-    // `.hidden` is a name, not an ending.
-    match stem.is_empty() || ending.is_empty() {
-        true => None,
-        false => Some(ending.to_owned()),
-    }
+    rdq_envelope::io::Endings::of(path).format
 }
 
 /// Endings that name a format other than JSON Lines: a file so named that holds JSON Lines

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use rdq_envelope::io::OutputFile;
+use rdq_envelope::io::{OutputFile, Url};
 
 use super::Outcome;
 
@@ -33,8 +33,16 @@ pub fn completions(args: CompletionsArgs) -> anyhow::Result<Outcome> {
     if args.shell == clap_complete::Shell::Bash {
         out = bash_labels_matching_the_walk(out);
     }
-    std::io::stdout().write_all(&out)?;
+    to_stdout(&out)?;
     Ok(Outcome::Clean)
+}
+
+/// Writes `bytes` to standard output as every command does: a failed write names `<stdout>`,
+/// and a closed one stays a closed pipe (a quiet end, as `| head` asks).
+fn to_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    let mut out = OutputFile::stdout();
+    out.write_all(bytes)?;
+    out.commit()
 }
 
 const BIN_NAME: &str = "rdq-envelope";
@@ -58,8 +66,17 @@ pub fn man(args: ManArgs) -> anyhow::Result<Outcome> {
     let command = super::command();
     match args.dir {
         Some(dir) => {
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("{}: cannot create the folder", dir.display()))?;
+            // A folder, made if missing, or an s3:// prefix, where each page is an object (and
+            // nothing is made here); any other URL is refused, never taken for a local path.
+            match rdq_envelope::io::parse_url(&dir)? {
+                None => std::fs::create_dir_all(&dir)
+                    .with_context(|| format!("{}: cannot create the folder", dir.display()))?,
+                Some(Url::Http(url)) => anyhow::bail!(
+                    "--dir takes a local folder or an s3://BUCKET/PREFIX/, not an http(s) URL \
+                     (read-only): {url}"
+                ),
+                Some(Url::S3 { .. }) => {}
+            }
             // Every page is written atomically, and all are renamed into place together: a
             // failure leaves the folder's pages as they were.
             let mut command = command.disable_help_subcommand(true);
@@ -78,7 +95,7 @@ pub fn man(args: ManArgs) -> anyhow::Result<Outcome> {
         None => {
             let mut out = Vec::new();
             clap_mangen::Man::new(command).render(&mut out)?;
-            std::io::stdout().write_all(&out)?;
+            to_stdout(&out)?;
         }
     }
     Ok(Outcome::Clean)

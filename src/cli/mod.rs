@@ -10,6 +10,7 @@ mod export;
 mod filter;
 mod format_name;
 mod gen;
+mod input_hint;
 mod manual;
 mod migrate;
 #[cfg(debug_assertions)]
@@ -229,6 +230,15 @@ pub fn main() -> ExitCode {
     let color = colour::ColorArg::from_raw_args(std::env::args_os());
     let matches = match command.try_get_matches() {
         Ok(matches) => matches,
+        // The version report says what a command would do: a value of RDQ_ENVELOPE_SIMD that
+        // every command refuses is refused here too, not reported over.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => {
+            if let Err(refused) = simd_variable_is_known() {
+                let _ = say(format_args!("{refused}"));
+                return ExitCode::from(2);
+            }
+            return usage(&e, color);
+        }
         Err(e) => return usage(&e, color),
     };
     let cli = match Cli::from_arg_matches(&matches) {

@@ -35,7 +35,9 @@ pub fn parse(path: &str) -> Result<QueueLimitsFile, String> {
 }
 
 fn read(path: &str) -> Result<String, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{path}: cannot open: {e}"))?;
+    // A file, or an object or URL as every input may be (never a URL taken for a local path).
+    let file = rdq_envelope::io::open_stored(std::path::Path::new(path))
+        .map_err(|e| format!("{path}: cannot open: {e}"))?;
     let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)

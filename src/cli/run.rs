@@ -218,7 +218,7 @@ fn run_full<Op: LineOperation>(
     files.commit_then(|| match output.quiet {
         true => Ok(()),
         false => {
-            say_what_the_inputs_look_like(&summary)?;
+            super::input_hint::say_what_the_inputs_look_like(&summary)?;
             let wrote = what_was_written(&summary, output, secondary);
             let (counts, rate) = (summary.human_counts(), summary.human_rate());
             super::say(format_args!("{counts}{}{wrote}{rate}", notes.human))
@@ -458,56 +458,6 @@ pub fn place_of(output: Option<&Path>) -> String {
         Some(path) if path.as_os_str() != "-" => path.display().to_string(),
         _ => "standard output".to_owned(),
     }
-}
-
-/// One line for each input whose first line says it is another kind of file (a JSON array, a
-/// pretty-printed document, CSV): what it looks like and, where jq can turn it into JSON Lines,
-/// this run's command line reading it through jq. Its lines are still rejected one by one; this
-/// says why all at once.
-fn say_what_the_inputs_look_like(summary: &Summary) -> std::io::Result<()> {
-    for (source, kind) in &summary.not_json_lines {
-        let looks_like = kind.looks_like();
-        match kind.jq_filter() {
-            Some(filter) => super::say(format_args!(
-                "{source} looks like {looks_like}, not JSON Lines (one envelope per line); \
-                 try: {}",
-                through_jq(source, filter)
-            ))?,
-            None => super::say(format_args!(
-                "{source} looks like {looks_like}, not JSON Lines (one envelope per line); rows \
-                 cannot be made into envelopes again: read the JSON Lines they came from"
-            ))?,
-        }
-    }
-    Ok(())
-}
-
-/// This run's command line with `source` read from standard input through `jq -c FILTER`.
-fn through_jq(source: &str, filter: &str) -> String {
-    use rdq_envelope::report::shell::{shell_path, shell_word};
-    // A stream given by name (`<(...)`, /dev/stdin) is gone once read: jq reads what made it.
-    let stream = ["/dev/stdin", "/dev/fd/", "/proc/self/fd/"]
-        .iter()
-        .any(|prefix| source.starts_with(prefix));
-    let stdin = source == Source::Stdin.name();
-    let from_stdin = stdin || stream;
-    let mut replaced = stdin;
-    let mut words = vec!["rdq-envelope".to_owned()];
-    for arg in std::env::args_os().skip(1) {
-        let arg = arg.to_string_lossy();
-        if !replaced && arg == source {
-            replaced = true;
-            words.push("-".to_owned());
-        } else {
-            words.push(shell_word(&arg));
-        }
-    }
-    let jq = match from_stdin {
-        true if stream => format!("(what made {source}) | jq -c {}", shell_word(filter)),
-        true => format!("jq -c {}", shell_word(filter)),
-        false => format!("jq -c {} {}", shell_word(filter), shell_path(source)),
-    };
-    format!("{jq} | {}", words.join(" "))
 }
 
 /// The inputs as streams, for [`check_aliases`]: `-` (or none at all) is standard input.

@@ -19,7 +19,10 @@ pub fn long() -> String {
         "{}\n\ntarget: {}\nsimd: {}\nfeatures: {}",
         short(),
         env!("RDQ_ENVELOPE_TARGET"),
-        simd_line(&simd_paths()),
+        simd_line(
+            &simd_paths(),
+            std::env::var("RDQ_ENVELOPE_SIMD").ok().as_deref()
+        ),
         features_line()
     )
 }
@@ -42,10 +45,18 @@ fn features_line() -> String {
 
 /// `avx2 (+avx2 +bmi1 +pclmulqdq +popcnt; also sse4.2, portable)`: the classifier in use with
 /// the CPU features it runs on, then the others this CPU could run (`RDQ_ENVELOPE_SIMD` picks
-/// among them); `portable` alone on a CPU with none of them.
-fn simd_line(paths: &[SimdPath]) -> String {
+/// among them); `portable` alone on a CPU with none of them. `wanted` is `RDQ_ENVELOPE_SIMD`
+/// (already checked to be a name, or empty): a classifier this CPU lacks is passed over by
+/// every command, and said to be here (`RDQ_ENVELOPE_SIMD=neon: not on this CPU`).
+fn simd_line(paths: &[SimdPath], wanted: Option<&str>) -> String {
+    let passed_over = wanted
+        .filter(|w| !w.is_empty() && !paths.iter().any(|p| p.name == *w))
+        .map(|w| format!("RDQ_ENVELOPE_SIMD={w}: not on this CPU"));
     let Some(used) = paths.iter().find(|p| p.in_use) else {
-        return "portable".to_owned();
+        return match passed_over {
+            Some(note) => format!("portable ({note})"),
+            None => "portable".to_owned(),
+        };
     };
     let mut notes: Vec<String> = Vec::new();
     if !used.features.is_empty() {
@@ -56,6 +67,7 @@ fn simd_line(paths: &[SimdPath]) -> String {
     if paths.first().is_some_and(|p| p.name != used.name) {
         notes.push("RDQ_ENVELOPE_SIMD".to_owned());
     }
+    notes.extend(passed_over);
     let others: Vec<&str> = paths.iter().filter(|p| !p.in_use).map(|p| p.name).collect();
     if !others.is_empty() {
         notes.push(format!("also {}", others.join(", ")));
@@ -63,5 +75,62 @@ fn simd_line(paths: &[SimdPath]) -> String {
     match notes.is_empty() {
         true => used.name.to_owned(),
         false => format!("{} ({})", used.name, notes.join("; ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(name: &'static str, features: &'static [&'static str], in_use: bool) -> SimdPath {
+        let mut path = simd_paths()[0];
+        path.name = name;
+        path.features = features;
+        path.in_use = in_use;
+        path
+    }
+
+    /// What a command does with `RDQ_ENVELOPE_SIMD`, on CPUs this one is not: a name the CPU
+    /// lacks is passed over for the fastest it has, and the line says so.
+    #[test]
+    fn the_simd_line_says_what_a_command_would_use() {
+        let x86 = |used: &str| {
+            vec![
+                path("avx2", &["avx2"], used == "avx2"),
+                path("sse4.2", &["sse4.2"], used == "sse4.2"),
+                path("portable", &[], used == "portable"),
+            ]
+        };
+        assert_eq!(
+            simd_line(&x86("avx2"), None),
+            "avx2 (+avx2; also sse4.2, portable)"
+        );
+        assert_eq!(
+            simd_line(&x86("avx2"), Some("")),
+            simd_line(&x86("avx2"), None)
+        );
+        assert_eq!(
+            simd_line(&x86("avx2"), Some("neon")),
+            "avx2 (+avx2; RDQ_ENVELOPE_SIMD=neon: not on this CPU; also sse4.2, portable)"
+        );
+        assert_eq!(
+            simd_line(&x86("sse4.2"), Some("sse4.2")),
+            "sse4.2 (+sse4.2; RDQ_ENVELOPE_SIMD; also avx2, portable)"
+        );
+        // A CPU without AVX2, asked for it.
+        let old = vec![
+            path("sse4.2", &["sse4.2"], true),
+            path("portable", &[], false),
+        ];
+        assert_eq!(
+            simd_line(&old, Some("avx2")),
+            "sse4.2 (+sse4.2; RDQ_ENVELOPE_SIMD=avx2: not on this CPU; also portable)"
+        );
+        let none = vec![path("portable", &[], true)];
+        assert_eq!(simd_line(&none, None), "portable");
+        assert_eq!(
+            simd_line(&none, Some("avx2")),
+            "portable (RDQ_ENVELOPE_SIMD=avx2: not on this CPU)"
+        );
     }
 }

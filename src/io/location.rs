@@ -1,7 +1,8 @@
 //! Where a path argument leads: a local file, an object in S3 (`s3://bucket/key`), or a
 //! read-only HTTP resource (`http://`, `https://`). Every command takes a URL wherever it takes
-//! a path (docs/cli.md#object-storage); the URL is recognised by its scheme alone, so a local
-//! folder named `s3:` is reached as `./s3:/...`.
+//! a path, or refuses it (docs/cli.md#object-storage); the URL is recognised by its scheme
+//! alone, so a local folder named `s3:` is reached as `./s3:/...`. Any other scheme (`gs://`,
+//! `file://`) is a URL too, refused: taken for a path, it would become a local `./gs:/...`.
 
 use std::fmt;
 use std::io;
@@ -37,27 +38,70 @@ impl fmt::Display for Url<'_> {
     }
 }
 
-/// Whether `path` is written as a URL this tool reads (`s3://`, `http://`, `https://`), whether
-/// or not it is a well-formed one.
+/// Whether `path` is written as a URL (`s3://`, `http://`, `https://`, or any other
+/// `SCHEME://`, which [`parse`] refuses), whether or not it is a well-formed one.
 pub fn is_url(path: &Path) -> bool {
-    path.to_str().is_some_and(|s| scheme(s).is_some())
+    path.to_str().is_some_and(|s| written_scheme(s).is_some())
 }
 
+/// The schemes this tool reads.
+const SCHEMES: [&str; 3] = ["s3://", "http://", "https://"];
+
+/// The scheme `s` begins with, `://` included, as written: RFC 3986's `ALPHA *( ALPHA / DIGIT /
+/// "+" / "-" / "." )`, of two characters at least (`C://` is a Windows drive).
+fn written_scheme(s: &str) -> Option<&str> {
+    let end = s.find("://")?;
+    let name = &s[..end];
+    let well_formed = name.len() >= 2
+        && name.as_bytes()[0].is_ascii_alphabetic()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    well_formed.then(|| &s[..end + 3])
+}
+
+/// The scheme of `s` when it is one this tool reads (any letter case), as [`SCHEMES`] spells it.
 fn scheme(s: &str) -> Option<&'static str> {
-    ["s3://", "http://", "https://"]
+    let written = written_scheme(s)?;
+    SCHEMES
         .into_iter()
-        .find(|scheme| s.len() >= scheme.len() && s[..scheme.len()].eq_ignore_ascii_case(scheme))
+        .find(|scheme| written.eq_ignore_ascii_case(scheme))
+}
+
+/// The refusal of a URL whose scheme this tool does not read: what it reads, and how a local
+/// path that begins so is written (a `file://` URL: the path itself).
+fn unknown_scheme(text: &str, written: &str) -> io::Error {
+    let how = match written.eq_ignore_ascii_case("file://") {
+        // `file:///p` and `file://host/p` (RFC 8089) name the path `/p`.
+        true => {
+            let rest = &text[written.len()..];
+            let path = rest.find('/').map_or(rest, |at| &rest[at..]);
+            format!("give the path itself ({path})")
+        }
+        false => format!("a local path that begins so is written ./{text}"),
+    };
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "{text}: bad URL: {written} is not read by this tool (only s3://, http:// and \
+             https://); {how}"
+        ),
+    )
 }
 
 /// The URL `path` is written as, checked: `None` for a local path, an `InvalidInput` error
 /// naming the URL for a malformed one (no bucket, a bucket name S3 refuses, a key with an empty
-/// segment, `.` or `..`, which object stores cannot name faithfully).
+/// segment, `.` or `..`, which object stores cannot name faithfully) or one of a scheme this
+/// tool does not read (`gs://`, `file://`).
 pub fn parse(path: &Path) -> io::Result<Option<Url<'_>>> {
     let Some(text) = path.to_str() else {
         return Ok(None);
     };
-    let Some(scheme) = scheme(text) else {
+    let Some(written) = written_scheme(text) else {
         return Ok(None);
+    };
+    let Some(scheme) = scheme(text) else {
+        return Err(unknown_scheme(text, written));
     };
     let bad = |why: &str| {
         io::Error::new(
@@ -156,6 +200,35 @@ mod tests {
         );
         assert!(is_url(Path::new("HTTP://h/x")));
         assert!(!is_url(Path::new("s3:/b/k")));
+        // Other schemes are URLs too, refused; a drive letter or a `:` later on is a path.
+        assert!(is_url(Path::new("gs://b/k")));
+        assert_eq!(p("C://x").unwrap(), None);
+        assert_eq!(p("./gs://b/k").unwrap(), None);
+        assert_eq!(p("dir/x://y").unwrap(), None);
+        assert_eq!(p("1s3://b/k").unwrap(), None);
+    }
+
+    #[test]
+    fn schemes_this_tool_does_not_read_are_refused() {
+        for (url, says) in [
+            (
+                "gs://b/k",
+                "a local path that begins so is written ./gs://b/k",
+            ),
+            ("az://c/k", "az:// is not read by this tool"),
+            ("hdfs://nn:8020/x", "hdfs:// is not read"),
+            ("s3a://bkt/k", "s3a:// is not read"),
+            ("file:///tmp/x.jsonl", "give the path itself (/tmp/x.jsonl)"),
+            ("FILE:///tmp/x", "give the path itself (/tmp/x)"),
+            ("file://localhost/tmp/x", "give the path itself (/tmp/x)"),
+        ] {
+            let e = p(url).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+            let e = e.to_string();
+            assert!(e.starts_with(&format!("{url}: bad URL: ")), "{e}");
+            assert!(e.contains("only s3://, http:// and https://"), "{e}");
+            assert!(e.contains(says), "{url}: {e}");
+        }
     }
 
     #[test]

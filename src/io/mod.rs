@@ -19,6 +19,7 @@ mod encoders;
 #[cfg(not(feature = "compression"))]
 #[path = "no_encoders.rs"]
 mod encoders;
+mod endings;
 mod location;
 mod output;
 /// Object storage (feature `s3`): `s3://` inputs and outputs, `http(s)://` inputs.
@@ -29,6 +30,7 @@ mod source;
 mod temp;
 
 pub use decompress::{decompressed, sniff, Compression};
+pub use endings::Endings;
 pub use location::{is_url, parse as parse_url, parse_object as parse_object_url, Url};
 pub use output::{commit_all, commit_all_then, OutputCompression, OutputFile};
 pub use source::Source;
@@ -113,6 +115,17 @@ fn without_object_storage(url: &str) -> std::io::Error {
         std::io::ErrorKind::Unsupported,
         format!("{url}: URLs need rdq-envelope's `s3` feature"),
     )
+}
+
+/// Opens `path` to read it as stored (nothing decompressed): a local file, an `s3://` object or
+/// an `http(s)://` URL. For the small files the command line reads whole (`--queue-limits`,
+/// `batch --assemble`), so that they take a URL as every input does.
+#[doc(hidden)]
+pub fn open_stored(path: &std::path::Path) -> std::io::Result<Box<dyn std::io::Read + Send>> {
+    match open_url(path)? {
+        Some(object) => Ok(object),
+        None => Ok(Box::new(std::fs::File::open(path)?)),
+    }
 }
 
 /// Opens a URL written as a path for reading: `None` when `path` is not a URL.

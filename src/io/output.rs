@@ -60,12 +60,13 @@ impl OutputCompression {
         Self::from_name(path, u32::try_from(threads).unwrap_or(u32::MAX))
     }
 
-    /// What a file name asks for: `.zst` is zstd, `.gz` gzip, anything else none.
+    /// What a file name asks for: `.zst` is zstd, `.gz` gzip (in any letter case: `.ZST`,
+    /// `.Gz`; [`Endings`](super::Endings) reads them), anything else none.
     pub fn from_name(path: &Path, threads: u32) -> Self {
-        match path.extension().and_then(|e| e.to_str()) {
-            Some("zst") => OutputCompression::Zstd { threads },
-            Some("gz") => OutputCompression::Gzip,
-            _ => OutputCompression::None,
+        match super::Endings::of(path).compression {
+            super::Compression::Zstd => OutputCompression::Zstd { threads },
+            super::Compression::Gzip => OutputCompression::Gzip,
+            super::Compression::None => OutputCompression::None,
         }
     }
 }

@@ -230,3 +230,229 @@ fn csv_gets_one_hint_and_json_lines_get_none() {
         .unwrap();
     assert_eq!(hints(&stderr(&out)).len(), 1, "{}", stderr(&out));
 }
+
+/// `text` in UTF-16 or UTF-32 (`unit` bytes), in either byte order, with or without a
+/// byte-order mark.
+fn encoded(text: &str, unit: usize, big_endian: bool, bom: bool) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut push = |code: u32| {
+        let be = code.to_be_bytes();
+        let be = &be[4 - unit..];
+        match big_endian {
+            true => bytes.extend_from_slice(be),
+            false => bytes.extend(be.iter().rev()),
+        }
+    };
+    let chars = bom.then_some('\u{feff}').into_iter().chain(text.chars());
+    for c in chars {
+        match unit {
+            2 => {
+                let mut buf = [0u16; 2];
+                for u in c.encode_utf16(&mut buf) {
+                    push(u32::from(*u));
+                }
+            }
+            _ => push(u32::from(c)),
+        }
+    }
+    bytes
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// UTF-16 (PowerShell's `>` writes it, with a BOM) and UTF-32, in either byte order, with and
+/// without a byte-order mark: named as what they are, with iconv's command line, which reads
+/// them as meant; a compressed one is decompressed first; standard input alike. They were
+/// told they looked like CSV.
+#[test]
+fn utf16_and_utf32_are_named_with_the_iconv_that_reads_them() {
+    let dir = scratch("input-kinds-utf16");
+    let iconv = tool_or_skip(&["iconv"], "running the hint's iconv command line");
+    let lines = String::from_utf8(envelopes("12")).unwrap();
+    for unit in [2, 4] {
+        for big_endian in [false, true] {
+            for bom in [true, false] {
+                let bits = unit * 8;
+                let order = if big_endian {
+                    "big-endian"
+                } else {
+                    "little-endian"
+                };
+                let marked = if bom { "with" } else { "without" };
+                let looks = format!(
+                    "looks like UTF-{bits} text ({order}, {marked} a byte-order mark), not JSON \
+                     Lines, which are UTF-8; try: "
+                );
+                let from = match (bom, big_endian) {
+                    (true, _) => format!("UTF-{bits}"),
+                    (false, true) => format!("UTF-{bits}BE"),
+                    (false, false) => format!("UTF-{bits}LE"),
+                };
+                let bytes = encoded(&lines, unit, big_endian, bom);
+                let name = format!("u{bits}-{order}-{marked}.jsonl");
+                std::fs::write(dir.join(&name), &bytes).unwrap();
+                std::fs::write(dir.join(format!("{name}.gz")), gzip(&bytes)).unwrap();
+                let zst = zstd::encode_all(&bytes[..], 3).unwrap();
+                std::fs::write(dir.join(format!("{name}.zst")), zst).unwrap();
+                let cases = [
+                    (name.clone(), format!("iconv -f {from} -t UTF-8 {name} | ")),
+                    (
+                        format!("{name}.gz"),
+                        format!("gzip -dc {name}.gz | iconv -f {from} -t UTF-8 | "),
+                    ),
+                    (
+                        format!("{name}.zst"),
+                        format!("zstd -dc {name}.zst | iconv -f {from} -t UTF-8 | "),
+                    ),
+                ];
+                for (file, command) in cases {
+                    let out = bin()
+                        .args(["validate", "-o", "/dev/null", &file])
+                        .current_dir(&dir)
+                        .output()
+                        .unwrap();
+                    assert_eq!(out.status.code(), Some(1), "{file}");
+                    let err = stderr(&out);
+                    let said = hints(&err);
+                    assert_eq!(said.len(), 1, "{file}: {err}");
+                    assert!(
+                        said[0].starts_with(&format!("rdq-envelope: {file} {looks}{command}")),
+                        "{file}: {}",
+                        said[0]
+                    );
+                    assert!(
+                        said[0].ends_with("| rdq-envelope validate -o /dev/null -"),
+                        "{}",
+                        said[0]
+                    );
+                    let needs = match file.rsplit('.').next() {
+                        Some("gz") => "gzip",
+                        Some("zst") => "zstd",
+                        _ => "iconv",
+                    };
+                    if iconv.is_some()
+                        && crate::common::tool_or_skip(&[needs], "the hint").is_some()
+                    {
+                        let fixed = run_suggestion(said[0], &dir);
+                        assert_eq!(
+                            fixed.status.code(),
+                            Some(0),
+                            "{}: {}",
+                            said[0],
+                            stderr(&fixed)
+                        );
+                        assert!(hints(&stderr(&fixed)).is_empty());
+                    }
+                }
+                // Standard input: iconv reads it.
+                let out = crate::common::run(&["stats", "--format", "json"], &bytes);
+                let err = stderr(&out);
+                assert_eq!(hints(&err).len(), 1, "{err}");
+                assert!(
+                    hints(&err)[0].starts_with(&format!("rdq-envelope: <stdin> {looks}"))
+                        && hints(&err)[0].ends_with(&format!(
+                            "try: iconv -f {from} -t UTF-8 | rdq-envelope stats --format json"
+                        )),
+                    "{err}"
+                );
+                // Over `-`, and compressed on standard input: named all the same.
+                let out = crate::common::run(&["validate", "-"], &gzip(&bytes));
+                assert!(
+                    hints(&stderr(&out))
+                        .first()
+                        .is_some_and(|h| h.contains(&format!("<stdin> {looks}"))),
+                    "{}",
+                    stderr(&out)
+                );
+            }
+        }
+    }
+}
+
+/// Binary data (NUL and control bytes; gzip and zstd are undone first, xz, bzip2 and lz4
+/// refused) is said not to be text; a UTF-8 file with a NUL-free CSV first line keeps its CSV
+/// hint and a JSON array its array hint (above), and JSON Lines get none.
+#[test]
+fn binary_data_is_said_not_to_be_text() {
+    let dir = scratch("input-kinds-binary");
+    let lines = envelopes("30");
+    std::fs::write(dir.join("good.jsonl"), &lines).unwrap();
+    let out = bin()
+        .args(["export", "-q", "good.jsonl", "-o", "rows.parquet"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Bytes from a fixed generator: the same file on every run.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let noise: Vec<u8> = (0..4096)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect();
+    std::fs::write(dir.join("noise.bin"), &noise).unwrap();
+    std::fs::write(dir.join("noise.bin.gz"), gzip(&noise)).unwrap();
+    let png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01".to_vec();
+    std::fs::write(dir.join("image.png"), &png).unwrap();
+    let zip = b"PK\x03\x04\x14\x00\x00\x00\x08\x00\x21\x00lines.jsonl\n".to_vec();
+    std::fs::write(dir.join("lines.zip"), &zip).unwrap();
+    for file in [
+        "rows.parquet",
+        "noise.bin",
+        "noise.bin.gz",
+        "image.png",
+        "lines.zip",
+    ] {
+        let out = bin()
+            .args(["validate", "-o", "/dev/null", file])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{file}: {}", stderr(&out));
+        let err = stderr(&out);
+        let said = hints(&err);
+        assert_eq!(said.len(), 1, "{file}: {err}");
+        assert!(
+            said[0].starts_with(&format!(
+                "rdq-envelope: {file} looks like binary data, not text (NUL or control bytes), so \
+                 not JSON Lines: name the JSON Lines file itself"
+            )),
+            "{file}: {}",
+            said[0]
+        );
+    }
+    let out = crate::common::run(&["validate", "-o", "/dev/null"], &noise);
+    assert!(
+        hints(&stderr(&out))
+            .first()
+            .is_some_and(|h| h.starts_with("rdq-envelope: <stdin> looks like binary data")),
+        "{}",
+        stderr(&out)
+    );
+    // Text that is not UTF-8 (Latin-1) is not binary: its first line is CSV, or nothing.
+    std::fs::write(dir.join("latin1.csv"), b"caf\xe9,cr\xe8me\n1,2\n").unwrap();
+    let out = bin()
+        .args(["validate", "latin1.csv"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        hints(&stderr(&out))[0].contains("latin1.csv looks like CSV"),
+        "{}",
+        stderr(&out)
+    );
+    let out = bin()
+        .args(["validate", "good.jsonl"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(hints(&stderr(&out)).is_empty(), "{}", stderr(&out));
+}

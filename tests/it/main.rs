@@ -18,7 +18,9 @@ mod cli_help;
 mod cli_input_kinds;
 mod cli_manual;
 mod cli_migrate;
+mod cli_names;
 mod cli_pipeline;
+mod cli_places;
 mod cli_redrive;
 #[cfg(feature = "s3")]
 mod cli_s3;
@@ -26,6 +28,7 @@ mod cli_sample;
 mod cli_show;
 mod cli_stats;
 mod cli_stats_html;
+mod cli_stdout;
 mod cli_validate;
 mod common;
 mod compliance;

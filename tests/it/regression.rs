@@ -1010,3 +1010,132 @@ fn a_bom_then_a_first_line_longer_than_the_buffer_gave_the_pipeline_an_empty_chu
         }
     }
 }
+
+/// `RDQ_ENVELOPE_SIMD=sse42 rdq-envelope --version` said avx2 and exited 0, while every real
+/// command refused that value (issue 40, point 7). The version report refuses what commands
+/// refuse, with their message, and says what they do with a name this CPU lacks.
+#[test]
+fn version_reported_a_simd_value_every_command_refuses() {
+    let with = |value: &str, args: &[&str]| with_env(&[("RDQ_ENVELOPE_SIMD", value)], args);
+    for bad in ["sse42", "junk", "AVX2", "neon "] {
+        let refused = with(bad, &["gen", "--count", "1"]);
+        assert_eq!(refused.status.code(), Some(2), "{bad:?}");
+        for flag in ["--version", "-V"] {
+            let out = with(bad, &[flag]);
+            assert_eq!(out.status.code(), Some(2), "{bad:?} {flag}");
+            assert!(out.stdout.is_empty(), "{bad:?} {flag}: {}", stdout(&out));
+            assert_eq!(stderr(&out), stderr(&refused), "{bad:?} {flag}");
+        }
+    }
+    // A name this CPU lacks: every command passes it over for the fastest it has; the report
+    // names that one, and says why the one asked for is not used.
+    let paths = rdq_envelope::json::simd_paths();
+    let fastest = paths[0].name;
+    for name in ["portable", "sse4.2", "avx2", "neon"] {
+        let out = with(name, &["--version"]);
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        let text = stdout(&out);
+        let simd = text.lines().nth(3).unwrap();
+        match paths.iter().any(|p| p.name == name) {
+            true => assert!(simd.starts_with(&format!("simd: {name}")), "{simd}"),
+            false => {
+                assert!(simd.starts_with(&format!("simd: {fastest}")), "{simd}");
+                assert!(
+                    simd.contains(&format!("RDQ_ENVELOPE_SIMD={name}: not on this CPU")),
+                    "{simd}"
+                );
+                let ran = with(name, &["validate", "-q", SAMPLE]);
+                assert_eq!(ran.status.code(), Some(1), "{name}: {}", stderr(&ran));
+            }
+        }
+    }
+}
+
+/// `man > /dev/full` and `completions bash > /dev/full` said only "No space left on device"
+/// (issue 40, point 7): they wrote standard output past the outputs that name themselves.
+/// `tests/it/cli_stdout.rs` holds every command to it.
+#[test]
+fn man_and_completions_did_not_name_a_full_standard_output() {
+    for args in [&["man"][..], &["completions", "bash"]] {
+        let full = File::options().write(true).open("/dev/full").unwrap();
+        let out = bin().args(args).stdout(full).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains("<stdout>: write failed: No space left on device"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// `man --dir s3://bucket/man/` wrote its pages to the store and made an empty local tree
+/// `./s3:/bucket/man`; `-o gs://b/k` wrote `./gs:/b/k` (issue 40, point 3). A URL is never a
+/// local path: `tests/it/cli_places.rs` holds every place of every command to it.
+#[test]
+fn a_url_became_a_local_path() {
+    let dir = scratch("url-local-path");
+    for args in [
+        &["man", "--dir", "gs://bkt/man/"][..],
+        &["man", "--dir", "https://example.invalid/man/"],
+        &["gen", "--count", "1", "-o", "gs://bkt/x.jsonl"],
+        &["schema", "-o", "file:///tmp/schema.json"],
+    ] {
+        let out = bin().args(args).current_dir(&dir).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 0, "{args:?}");
+    }
+}
+
+/// `-o r.json.ZST`, `r.csv.GZ` and `x.parquet.ZST` chose the format by the ending but wrote
+/// plain bytes (issue 40, point 5): the compression ending was read in lower case only.
+/// `tests/it/cli_names.rs` holds every output to the one rule.
+#[test]
+fn upper_case_compression_endings_wrote_plain_bytes() {
+    let dir = scratch("upper-case-endings");
+    let out = bin()
+        .args(["stats", "-q", SAMPLE, "-o"])
+        .arg(dir.join("r.json.ZST"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let json = zstd::decode_all(File::open(dir.join("r.json.ZST")).unwrap()).unwrap();
+    assert!(json.starts_with(b"{"));
+    let out = bin()
+        .args(["export", "-q", SAMPLE, "-o"])
+        .arg(dir.join("r.csv.GZ"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(fs::read(dir.join("r.csv.GZ"))
+        .unwrap()
+        .starts_with(&[0x1F, 0x8B]));
+    let out = bin()
+        .args(["export", "-q", SAMPLE, "-o"])
+        .arg(dir.join("x.parquet.ZST"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!dir.join("x.parquet.ZST").exists());
+}
+
+/// A UTF-16 file with a byte-order mark (PowerShell's default) and a binary file were told
+/// they "look like CSV" (issue 40, point 6). `tests/it/cli_input_kinds.rs` holds every kind.
+#[test]
+fn utf16_and_binary_inputs_were_told_they_looked_like_csv() {
+    let mut utf16 = vec![0xFF, 0xFE];
+    for unit in "{\"id\":\"x\",\"queue\":\"q\"}\r\n".encode_utf16() {
+        utf16.extend_from_slice(&unit.to_le_bytes());
+    }
+    let out = run(&["validate"], &utf16);
+    let err = stderr(&out);
+    assert!(!err.contains("CSV"), "{err}");
+    assert!(
+        err.contains("<stdin> looks like UTF-16 text (little-endian, with a byte-order mark)")
+            && err.contains("try: iconv -f UTF-16 -t UTF-8 | rdq-envelope validate"),
+        "{err}"
+    );
+    let out = run(&["validate"], b"\x01\x02,\x03\x04,\x00\x05\x06\n");
+    let err = stderr(&out);
+    assert!(!err.contains("CSV"), "{err}");
+    assert!(err.contains("looks like binary data, not text"), "{err}");
+}
