@@ -482,5 +482,8 @@ mod meanings;
 mod memory;
 #[path = "hostile/outputs.rs"]
 mod outputs;
+#[cfg(feature = "s3")]
+#[path = "hostile/store.rs"]
+mod store;
 #[path = "hostile/where_guard.rs"]
 pub(crate) mod where_guard;
