@@ -769,3 +769,155 @@ fn on_seaweedfs_denied_access_is_exit_2_and_a_round_trip_is_the_same_bytes() {
     assert!(weed.get(&bucket, "out/valid.jsonl").unwrap() == local.stdout);
     assert!(weed.open_uploads(&bucket).is_empty());
 }
+
+/// Issue 40, point 2: a setting the store client is handed is checked first. Before, an
+/// endpoint typed without its scheme, a port over 65535, a space at an end or a line break in
+/// a key made the S3 client panic ("internal error (a bug, please report it)"); now each is
+/// status 2 naming the variable and its value (a secret's value is never shown), for inputs,
+/// outputs and `batch` alike, and nothing is touched.
+#[test]
+fn a_bad_aws_setting_is_exit_2_naming_it_for_inputs_outputs_and_batch() {
+    let Some(s3) = server() else { return };
+    let bucket = s3.bucket("settings");
+    let lines = gen_lines(3, 9, None, 0.0);
+    s3.put(&bucket, "a.jsonl", &lines);
+    s3.put(&bucket, "in/a.jsonl", &lines);
+    s3.put(&bucket, "out.jsonl", b"previous\n");
+    let dir = scratch("s3-settings");
+    fs::write(dir.join("a.jsonl"), &lines).unwrap();
+    fs::create_dir_all(dir.join("shards")).unwrap();
+    fs::write(dir.join("shards/a.jsonl"), &lines).unwrap();
+    let endpoint = s3.endpoint();
+    let port = endpoint.rsplit(':').next().unwrap().to_owned();
+    let cases: &[(&str, String, &str)] = &[
+        (
+            "AWS_ENDPOINT_URL",
+            format!("localhost:{port}"),
+            "has no scheme",
+        ),
+        (
+            "AWS_ENDPOINT_URL",
+            format!("127.0.0.1:{port}"),
+            "has no scheme",
+        ),
+        (
+            "AWS_ENDPOINT_URL",
+            format!("{endpoint} "),
+            "ends with a space",
+        ),
+        (
+            "AWS_ENDPOINT_URL",
+            "http://127.0.0.1:99999".into(),
+            "1 to 65535",
+        ),
+        ("AWS_ENDPOINT_URL", "http://".into(), "has no host"),
+        (
+            "AWS_ENDPOINT_URL_S3",
+            "http://[::1:9000".into(),
+            "no closing ]",
+        ),
+        (
+            "AWS_ENDPOINT_URL_S3",
+            format!("{endpoint}/a b"),
+            "which a URL cannot",
+        ),
+        ("AWS_REGION", "us-east-1\n".into(), "control character"),
+        ("AWS_REGION", "us east".into(), "is not a region"),
+        (
+            "AWS_DEFAULT_REGION",
+            "us-east-1 ".into(),
+            "ends with a space",
+        ),
+        ("AWS_ACCESS_KEY_ID", "test\ning".into(), "control character"),
+        ("AWS_ACCESS_KEY_ID", "test ing".into(), "no space"),
+        ("AWS_SESSION_TOKEN", "t\u{f8}ken".into(), "visible ASCII"),
+        ("AWS_ALLOW_HTTP", "maybe".into(), "neither true nor false"),
+        (
+            "AWS_SKIP_SIGNATURE",
+            "sometimes".into(),
+            "neither true nor false",
+        ),
+        ("AWS_MAX_ATTEMPTS", "3 ".into(), "ends with a space"),
+        ("HTTPS_PROXY", "socks5://127.0.0.1:1".into(), "SOCKS"),
+        ("HTTP_PROXY", "http://127.0.0.1:99999".into(), "1 to 65535"),
+    ];
+    let runs: &[(&str, Vec<String>)] = &[
+        (
+            "input",
+            vec![
+                "validate".into(),
+                "-q".into(),
+                format!("s3://{bucket}/a.jsonl"),
+            ],
+        ),
+        (
+            "output",
+            vec![
+                "validate".into(),
+                "-q".into(),
+                dir.join("a.jsonl").display().to_string(),
+                "--valid-out".into(),
+                format!("s3://{bucket}/out.jsonl"),
+            ],
+        ),
+        (
+            "batch in",
+            vec![
+                "batch".into(),
+                "validate".into(),
+                format!("s3://{bucket}/in/"),
+                "--out".into(),
+                dir.join("batch-out").display().to_string(),
+            ],
+        ),
+        (
+            "batch out",
+            vec![
+                "batch".into(),
+                "validate".into(),
+                dir.join("shards").display().to_string(),
+                "--out".into(),
+                format!("s3://{bucket}/batch/"),
+            ],
+        ),
+    ];
+    for (var, value, why) in cases {
+        for (what, args) in runs {
+            let out = s3
+                .bin()
+                .env(var, value)
+                .args(args)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{var}={value:?}, {what}: {err}");
+            assert!(
+                err.contains(var) && err.contains(why) && !err.contains("internal error"),
+                "{var}={value:?}, {what}: {err}"
+            );
+            if var.contains("SECRET") || var.contains("TOKEN") {
+                assert!(!err.contains(value.as_str()), "{var} shown: {err}");
+            } else {
+                assert!(err.contains(&format!("{value:?}")), "{var}, {what}: {err}");
+            }
+        }
+    }
+    // A secret is named, never shown.
+    let out = s3
+        .bin()
+        .env("AWS_SECRET_ACCESS_KEY", "hunter2 ")
+        .args(["validate", "-q", &format!("s3://{bucket}/a.jsonl")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("AWS_SECRET_ACCESS_KEY") && !stderr(&out).contains("hunter2"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(s3.get(&bucket, "out.jsonl").unwrap(), b"previous\n");
+    assert!(s3.keys(&bucket, "batch/").is_empty());
+    assert!(s3.open_uploads(&bucket).is_empty());
+    assert!(!dir.join("batch-out").join("a.jsonl").exists());
+}

@@ -55,11 +55,16 @@ fn flat(e: &object_store::Error) -> String {
 
 /// The innermost error in the chain, which names the socket's or the server's reason.
 fn innermost(e: &object_store::Error) -> String {
+    root(e)
+}
+
+/// The innermost error of a chain, in a few words: empty when the error has no source.
+pub(super) fn root(e: &(dyn std::error::Error + 'static)) -> String {
     let mut inner: &dyn std::error::Error = e;
     while let Some(next) = inner.source() {
         inner = next;
     }
-    if std::ptr::addr_eq(inner, e as &dyn std::error::Error) {
+    if std::ptr::addr_eq(inner, e) {
         return String::new();
     }
     let text = inner.to_string();
