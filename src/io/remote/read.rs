@@ -414,7 +414,7 @@ async fn stream_http(
         };
         let Some(e_tag) = &body.e_tag else {
             return Err(cut(
-                ", and without an ETag from the server the read cannot resume safely",
+                ", and without a strong ETag from the server the read cannot resume safely",
             ));
         };
         if retries == 0 {
