@@ -1047,7 +1047,8 @@ fn http_inputs_and_their_settings_are_checked_before_any_output() {
     let bucket = s3.bucket("http-check");
     s3.put(&bucket, "out.jsonl", b"previous\n");
     let output = format!("s3://{bucket}/out.jsonl");
-    let cases: &[(&str, &[(&str, &str)], &str)] = &[
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+    let cases: &[Case] = &[
         ("http://127.0.0.1:9/x.jsonl ", &[], "ends with a space"),
         ("http://127.0.0.1:9/x.jsonl\t", &[], "control character"),
         ("http:///x.jsonl", &[], "no host"),

@@ -25,7 +25,8 @@
 //! request it received. Requests are forwarded byte for byte (the `Host` header too, so that
 //! signatures hold), each over a connection of its own to the store.
 //!
-//! Dropping the `Unruly` kills it ([`Unruly::die`]).
+//! Dropping the `Unruly` kills it ([`Unruly::die`]); a dead one can come back on its port
+//! ([`Unruly::revive`]).
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Write};
@@ -56,6 +57,8 @@ pub enum Kind {
     ListObjectsV2,
     /// `DELETE /bucket/key`
     DeleteObject,
+    /// `POST /bucket?delete`: how `object_store` deletes, even one object.
+    DeleteObjects,
     /// Anything else (a bucket's uploads listed, a batch delete...).
     Other,
 }
@@ -77,6 +80,7 @@ impl Kind {
             .is_none();
         match method {
             "POST" if has("uploads") => Kind::CreateMultipartUpload,
+            "POST" if has("delete") => Kind::DeleteObjects,
             "POST" if has("uploadId") => Kind::CompleteMultipartUpload,
             "PUT" if has("uploadId") && has("partNumber") => Kind::UploadPart,
             "PUT" if !bucket_only => Kind::PutObject,
@@ -205,33 +209,7 @@ impl Unruly {
             upstream,
             port,
         });
-        let accepting = Arc::clone(&shared);
-        std::thread::spawn(move || {
-            loop {
-                let stream = listener.accept().map(|(stream, _)| stream);
-                let mut state = accepting.lock();
-                if state.dead {
-                    // Connections are refused from now.
-                    drop(listener);
-                    state.stopped = true;
-                    drop(state);
-                    accepting.changed.notify_all();
-                    return;
-                }
-                let Ok(stream) = stream else { continue };
-                let id = state.next_connection;
-                state.next_connection += 1;
-                if let Ok(clone) = stream.try_clone() {
-                    state.connections.insert(id, clone);
-                }
-                drop(state);
-                let serving = Arc::clone(&accepting);
-                std::thread::spawn(move || {
-                    let _ = serve(&serving, stream);
-                    serving.lock().connections.remove(&id);
-                });
-            }
-        });
+        listen(&shared, listener);
         Unruly { shared }
     }
 
@@ -326,6 +304,30 @@ impl Unruly {
         }
     }
 
+    /// Comes back after [`Unruly::die`], on the same port, with its rules and counts: a store
+    /// that was down for a while.
+    pub fn revive(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let listener = loop {
+            match TcpListener::bind(("127.0.0.1", self.shared.port)) {
+                Ok(listener) => break listener,
+                Err(e) if Instant::now() > deadline => panic!("the port again: {e}"),
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        };
+        {
+            let mut state = self.shared.lock();
+            state.dead = false;
+            state.stopped = false;
+        }
+        listen(&self.shared, listener);
+    }
+
+    /// Waits until it has died (an [`Act::Die`]); false after `timeout`.
+    pub fn wait_dead(&self, timeout: Duration) -> bool {
+        self.wait(timeout, |state| state.stopped)
+    }
+
     /// Dies: stops listening (a new connection is refused), closes every open connection
     /// (answers being sent are cut), ends every hold. It does not come back.
     pub fn die(&self) {
@@ -337,6 +339,35 @@ impl Drop for Unruly {
     fn drop(&mut self) {
         self.die();
     }
+}
+
+/// Accepts connections on `listener` until a death, each served on a thread of its own.
+fn listen(shared: &Arc<Shared>, listener: TcpListener) {
+    let accepting = Arc::clone(shared);
+    std::thread::spawn(move || loop {
+        let stream = listener.accept().map(|(stream, _)| stream);
+        let mut state = accepting.lock();
+        if state.dead {
+            // Connections are refused from now.
+            drop(listener);
+            state.stopped = true;
+            drop(state);
+            accepting.changed.notify_all();
+            return;
+        }
+        let Ok(stream) = stream else { continue };
+        let id = state.next_connection;
+        state.next_connection += 1;
+        if let Ok(clone) = stream.try_clone() {
+            state.connections.insert(id, clone);
+        }
+        drop(state);
+        let serving = Arc::clone(&accepting);
+        std::thread::spawn(move || {
+            let _ = serve(&serving, stream);
+            serving.lock().connections.remove(&id);
+        });
+    });
 }
 
 fn die(shared: &Shared) {
@@ -382,8 +413,11 @@ impl Message {
     }
 }
 
+/// A message's headers, names and values as they came.
+type Headers = Vec<(String, String)>;
+
 /// Reads a message's head; `None` at a clean end of the stream.
-fn read_head(reader: &mut impl BufRead) -> io::Result<Option<(String, Vec<(String, String)>)>> {
+fn read_head(reader: &mut impl BufRead) -> io::Result<Option<(String, Headers)>> {
     let mut first = String::new();
     if reader.read_line(&mut first)? == 0 {
         return Ok(None);
