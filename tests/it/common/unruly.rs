@@ -116,6 +116,9 @@ pub enum Act {
     Redirect(u16),
     /// Read the request and close the connection without an answer (nothing forwarded).
     Close,
+    /// Forward the request, then close the connection without its answer: the store acted,
+    /// the tool never hears of it (and may send the request again).
+    LoseAnswer,
     /// Die: stop listening and close every connection, this one unanswered ([`Unruly::die`]).
     Die,
 }
@@ -600,6 +603,10 @@ fn serve(shared: &Arc<Shared>, stream: TcpStream) -> io::Result<()> {
             if let Act::DelayAnswer(d) = act {
                 hold(shared, kind, *d);
             }
+        }
+        if acts.contains(&Act::LoseAnswer) {
+            let _ = out.shutdown(Shutdown::Both);
+            return Ok(());
         }
         if shared.lock().dead {
             return Ok(());
