@@ -823,11 +823,7 @@ fn a_bad_aws_setting_is_exit_2_naming_it_for_inputs_outputs_and_batch() {
         ),
         ("AWS_REGION", "us-east-1\n".into(), "control character"),
         ("AWS_REGION", "us east".into(), "is not a region"),
-        (
-            "AWS_DEFAULT_REGION",
-            "us-east-1 ".into(),
-            "ends with a space",
-        ),
+        ("AWS_REGION", "us-east-1 ".into(), "ends with a space"),
         ("AWS_ACCESS_KEY_ID", "test\ning".into(), "control character"),
         ("AWS_ACCESS_KEY_ID", "test ing".into(), "no space"),
         ("AWS_SESSION_TOKEN", "t\u{f8}ken".into(), "visible ASCII"),
@@ -902,6 +898,69 @@ fn a_bad_aws_setting_is_exit_2_naming_it_for_inputs_outputs_and_batch() {
                 assert!(err.contains(&format!("{value:?}")), "{var}, {what}: {err}");
             }
         }
+    }
+    // Only the variable in effect is read: one it wins over may hold anything.
+    let out = s3
+        .bin()
+        .env("AWS_ENDPOINT", "localhost:1 ")
+        .env("AWS_DEFAULT_REGION", "nowhere at all")
+        .env("AWS_TOKEN", "\n")
+        .args(["validate", "-q", &format!("s3://{bucket}/a.jsonl")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("AWS_TOKEN"), "{}", stderr(&out));
+    let out = s3
+        .bin()
+        .env("AWS_ENDPOINT", "localhost:1 ")
+        .env("AWS_DEFAULT_REGION", "nowhere at all")
+        .env("AWS_SESSION_TOKEN", "token")
+        .env("AWS_TOKEN", "\n")
+        .args(["validate", "-q", &format!("s3://{bucket}/a.jsonl")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Not UTF-8: named, not passed over.
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let out = s3
+            .bin()
+            .env("AWS_REGION", std::ffi::OsStr::from_bytes(b"us-\xffast-1"))
+            .args(["validate", "-q", &format!("s3://{bucket}/a.jsonl")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            stderr(&out).contains("AWS_REGION: its value is not UTF-8"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // A profile's name and keys are checked as the variables are.
+    let credentials = dir.join("credentials");
+    fs::write(
+        &credentials,
+        "[ops]\naws_access_key_id = test ing\naws_secret_access_key = testing\n",
+    )
+    .unwrap();
+    for (profile, why) in [
+        ("ops ", "AWS_PROFILE=\"ops \": ends with a space"),
+        (
+            "ops",
+            "aws_access_key_id of the profile ops=\"test ing\": holds ' '",
+        ),
+    ] {
+        let out = s3
+            .bin()
+            .env_remove("AWS_ACCESS_KEY_ID")
+            .env_remove("AWS_SECRET_ACCESS_KEY")
+            .env("AWS_PROFILE", profile)
+            .env("AWS_SHARED_CREDENTIALS_FILE", &credentials)
+            .args(["validate", "-q", &format!("s3://{bucket}/a.jsonl")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{profile:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(why), "{profile:?}: {}", stderr(&out));
     }
     // A secret is named, never shown.
     let out = s3

@@ -347,10 +347,11 @@ pub(super) fn s3_pairs() -> io::Result<Vec<(AmazonS3ConfigKey, String)>> {
         } else {
             key
         };
-        let Some(value) = var(&name)? else { continue };
+        // Only the variable in effect is read, and so checked.
         if found.iter().any(|(k, _, _)| *k == key) {
             continue;
         }
+        let Some(value) = var(&name)? else { continue };
         match key {
             K::Endpoint
             | K::S3Endpoint
