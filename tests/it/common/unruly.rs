@@ -5,9 +5,11 @@
 //!
 //! A test says, per request [`Kind`], what to do to the next requests of that kind ([`Act`]):
 //! hold the request or its answer, answer a status, cut the body short, send it chunked,
-//! redirect, close the connection, or die. It can wait until a request of a kind has arrived
+//! redirect, close the connection before forwarding or lose the answer after the store acted,
+//! or die. It can wait until a request of a kind has arrived
 //! and is being held ([`Unruly::wait_held`]), to send the tool a signal exactly while that
-//! request is in flight:
+//! request is in flight (held by [`Act::DelayRequest`], the store has not seen it; by
+//! [`Act::DelayAnswer`], the store has acted):
 //!
 //! ```ignore
 //! let proxy = Unruly::in_front_of(&s3.endpoint());
@@ -21,8 +23,8 @@
 //! What every act means is on [`Act`]. A rule applies to requests that arrive after it is set;
 //! several rules may apply to one request (a delay and a chunked body); of the acts that end
 //! the request (a status, a redirect, a close, a death), the first rule's wins. A held request
-//! is still forwarded when its hold ends, even if the tool has gone: a real store acts on a
-//! request it received. Requests are forwarded byte for byte (the `Host` header too, so that
+//! is still forwarded when its hold ends, even if the tool has gone (a real store acts on a
+//! request it received), unless the server died meanwhile. Requests are forwarded byte for byte (the `Host` header too, so that
 //! signatures hold), each over a connection of its own to the store.
 //!
 //! Dropping the `Unruly` kills it ([`Unruly::die`]); a dead one can come back on its port
@@ -533,7 +535,13 @@ fn serve(shared: &Arc<Shared>, stream: TcpStream) -> io::Result<()> {
         // What ends the request before the store sees it: the first rule's.
         for act in &acts {
             match act {
-                Act::DelayRequest(d) => hold(shared, kind, *d),
+                Act::DelayRequest(d) => {
+                    hold(shared, kind, *d);
+                    // Died meanwhile: the request never reaches the store.
+                    if shared.lock().dead {
+                        return Ok(());
+                    }
+                }
                 Act::Status(status) => {
                     let body = format!(
                         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>Unruly</Code>\
