@@ -100,7 +100,11 @@ pub fn check_urls(inputs: &[Named], outputs: &[Named]) -> std::io::Result<()> {
                 remote::stat_s3(bucket, key)?;
             }
             #[cfg(feature = "s3")]
-            (Some(Url::S3 { .. } | Url::Http(_)), _) => {}
+            (Some(Url::Http(url)), false) => {
+                remote::check_http(url)?;
+            }
+            #[cfg(feature = "s3")]
+            (Some(Url::S3 { .. }), _) => {}
             #[cfg(not(feature = "s3"))]
             (Some(url), _) => return Err(without_object_storage(&url.to_string())),
         }

@@ -436,3 +436,42 @@ fn a_signal_removes_the_lock_and_aborts_the_uploads() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A conditional write whose answer was lost after the store acted (the lock's creation, the
+/// manifest's first write: the connection closed before the answer, the client sends the
+/// request again and its condition fails on the run's own write). Before, the run stopped as if
+/// another run held the prefix (naming its own pid) and left its lock behind for a minute; now
+/// the object holding exactly what the run wrote is the run's own, and the run goes on.
+#[test]
+fn a_conditional_write_whose_answer_was_lost_is_the_runs_own() {
+    use crate::common::unruly::{Act, Kind, Unruly};
+    let Some(s3) = server() else { return };
+    let (dir, bucket) = both(s3, "lost-answer");
+    let (input, out) = (format!("s3://{bucket}/in/"), format!("s3://{bucket}/out/"));
+    let proxy = Unruly::in_front_of(&s3.endpoint());
+    // The lock, then the manifest's first write.
+    proxy.on_first(Kind::PutObject, 2, Act::LoseAnswer);
+    proxy.on_first(Kind::DeleteObjects, 1, Act::LoseAnswer);
+    let o = s3
+        .bin()
+        .env("AWS_ENDPOINT_URL", proxy.endpoint())
+        .args(["batch", "validate", &input, "--out", &out])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(proxy.arrived(Kind::PutObject) > 2, "{:?}", proxy.log());
+    assert!(
+        s3.get(&bucket, "out/.rdq-batch.lock").is_none(),
+        "the lock stays"
+    );
+    // Recorded done: a rerun has nothing to run.
+    let again = run(s3, &["batch", "validate", &input, "--out", &out]);
+    assert_eq!(again.status.code(), Some(1), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("every one done"),
+        "{}",
+        stderr(&again)
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

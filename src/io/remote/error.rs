@@ -25,6 +25,16 @@ pub(super) fn cause(e: &object_store::Error) -> String {
         _ if mentions(e, "is not allowed") && mentions(e, "http") => {
             return "the endpoint is plain http: set AWS_ALLOW_HTTP=true to allow it".to_owned()
         }
+        _ if mentions(e, "Content-Length Header missing") => {
+            return "the store's answer has no Content-Length (sent chunked?): an S3 store \
+                    must give an object's size, as S3 does"
+                .to_owned()
+        }
+        // A write's body cannot be sent again to follow a redirect (a read's is followed).
+        _ if mentions(e, "non-2xx status code: 3") => {
+            "the store answered with a redirect that this request cannot follow: set \
+             AWS_ENDPOINT_URL (or AWS_REGION) to where it points"
+        }
         _ => "",
     };
     let root = innermost(e);
@@ -55,11 +65,16 @@ fn flat(e: &object_store::Error) -> String {
 
 /// The innermost error in the chain, which names the socket's or the server's reason.
 fn innermost(e: &object_store::Error) -> String {
+    root(e)
+}
+
+/// The innermost error of a chain, in a few words: empty when the error has no source.
+pub(super) fn root(e: &(dyn std::error::Error + 'static)) -> String {
     let mut inner: &dyn std::error::Error = e;
     while let Some(next) = inner.source() {
         inner = next;
     }
-    if std::ptr::addr_eq(inner, e as &dyn std::error::Error) {
+    if std::ptr::addr_eq(inner, e) {
         return String::new();
     }
     let text = inner.to_string();
@@ -91,4 +106,17 @@ pub(super) fn named(url: &str, e: &object_store::Error) -> io::Error {
         _ => io::ErrorKind::Other,
     };
     io::Error::new(kind, format!("{url}: {}", cause(e)))
+}
+
+/// Whether the request got no answer (a timeout, a connection refused or cut), as against an
+/// answer that said no: a request that got none may have been done.
+pub(super) fn no_answer(e: &object_store::Error) -> bool {
+    let mut inner: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = inner {
+        if err.is::<object_store::client::HttpError>() {
+            return true;
+        }
+        inner = err.source();
+    }
+    false
 }

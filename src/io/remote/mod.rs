@@ -9,9 +9,10 @@ mod ending;
 mod error;
 pub mod objects;
 mod read;
+mod settings;
 mod store;
 mod write;
 
 pub use super::location::Url;
-pub use read::{open_http, open_s3, stat_s3, ObjectReader, Stamp};
+pub use read::{check_http, open_http, open_s3, stat_s3, ObjectReader, Stamp};
 pub use write::{abort_live_uploads, ObjectUpload};

@@ -32,8 +32,20 @@ pub fn list(bucket: &str, prefix: &str) -> io::Result<Vec<Listed>> {
     let store = store::s3(bucket)?;
     let base = prefix.strip_suffix('/').unwrap_or(prefix);
     let at = (!base.is_empty()).then(|| object_path(base));
-    let metas: Vec<_> =
-        store::block_on(store.list(at.as_ref()).try_collect()).map_err(|e| named(&url, &e))?;
+    // A listing whose body was cut is asked again (the client retries a failed request, not a
+    // body that broke off), up to the attempts a request has.
+    let attempts = super::settings::retry()?.max_retries + 1;
+    let mut tries = 0;
+    let metas: Vec<_> = loop {
+        tries += 1;
+        match store::block_on(store.list(at.as_ref()).try_collect()) {
+            Ok(metas) => break metas,
+            Err(e) if tries < attempts && e.to_string().contains("response body") => {
+                std::thread::sleep(std::time::Duration::from_millis(100 << tries.min(7)));
+            }
+            Err(e) => return Err(named(&url, &e)),
+        }
+    };
     let mut listed: Vec<Listed> = metas
         .into_iter()
         .map(|meta| Listed {
@@ -88,12 +100,28 @@ pub fn put_if(bucket: &str, key: &str, bytes: Vec<u8>, e_tag: Option<&str>) -> i
         mode,
         ..Default::default()
     };
-    match store::block_on(store.put_opts(&path, PutPayload::from(bytes), options)) {
+    let written = store::block_on(store.put_opts(&path, PutPayload::from(bytes.clone()), options));
+    match written {
         Ok(done) => Ok(Written::Done(done.e_tag)),
+        // A condition that failed, or a write whose answer was lost (a timeout, a connection
+        // cut, a 5xx after the store acted), may be this write itself having landed: an
+        // earlier try of the same request. The object holding exactly these bytes says so
+        // (a lock holds the run's host, pid and second; a manifest, what this run recorded).
         Err(
             object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. },
-        ) => Ok(Written::Lost),
-        Err(e) => Err(named(&url, &e)),
+        ) => Ok(landed(bucket, key, &bytes).map_or(Written::Lost, Written::Done)),
+        Err(e) => match landed(bucket, key, &bytes) {
+            Some(e_tag) => Ok(Written::Done(e_tag)),
+            None => Err(named(&url, &e)),
+        },
+    }
+}
+
+/// The object's ETag if it holds exactly `bytes`.
+fn landed(bucket: &str, key: &str, bytes: &[u8]) -> Option<Option<String>> {
+    match get(bucket, key) {
+        Ok(Some((found, e_tag))) if found == bytes => Some(e_tag),
+        _ => None,
     }
 }
 
@@ -101,9 +129,14 @@ pub fn put_if(bucket: &str, key: &str, bytes: Vec<u8>, e_tag: Option<&str>) -> i
 pub fn delete(bucket: &str, key: &str) -> io::Result<()> {
     let url = Url::s3_join(bucket, key);
     let store = store::s3(bucket)?;
-    match store::block_on(store.delete(&object_path(key))) {
+    let path = object_path(key);
+    match store::block_on(store.delete(&path)) {
         Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-        Err(e) => Err(named(&url, &e)),
+        // A delete whose answer was lost may have been done: the object gone says so.
+        Err(e) => match store::block_on(store.head(&path)) {
+            Err(object_store::Error::NotFound { .. }) => Ok(()),
+            _ => Err(named(&url, &e)),
+        },
     }
 }
 

@@ -19,12 +19,14 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use futures_util::stream::StreamExt;
+use object_store::client::{HttpClient, HttpRequestBody, HttpResponse};
 use object_store::path::Path as ObjectPath;
-use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt};
+use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, RetryConfig};
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::error::named;
-use super::store;
+use super::{settings, store};
 
 /// The size of one segment, a range read as one streamed GET.
 const SEGMENT: u64 = 32 << 20;
@@ -227,23 +229,52 @@ fn changed(url: &str) -> io::Error {
     ))
 }
 
-/// Opens an `http(s)://` URL for reading, as one streamed GET.
+/// Checks an `http(s)://` input before anything is read or created: the URL as the HTTP client
+/// takes it, and the settings it is read with (`AWS_MAX_ATTEMPTS`, the proxies).
+pub fn check_http(url: &str) -> io::Result<()> {
+    store::http_uri(url)?;
+    settings::retry()?;
+    settings::check_proxies()
+}
+
+/// What the first answer to an `http(s)://` input said of the body, for resuming it.
+struct HttpBody {
+    /// A strong ETag (`W/` ones cannot vouch for ranges).
+    e_tag: Option<String>,
+    /// `Content-Length`, when sent (a chunked body has none).
+    length: Option<u64>,
+}
+
+/// Opens an `http(s)://` URL for reading, as one streamed GET: with a `Content-Length` or
+/// without one (`Transfer-Encoding: chunked`, as consoles stream an export). A body cut short
+/// (a reset, a stall of 60 s, an end before its length) is resumed where it stopped with a
+/// ranged GET under the first answer's ETag (`If-Match`), as an S3 segment is; a server that
+/// gives no strong ETag, ignores the range (200 with the whole body) or has a new ETag cannot
+/// resume, and the read is an error naming the URL and the byte reached, never a line twice or
+/// a mix of two bodies.
 pub fn open_http(url: &str) -> io::Result<ObjectReader> {
-    let store = store::http(url)?;
+    let uri = store::http_uri(url)?;
+    let client = store::http_client()?;
+    let retry = settings::retry()?;
     let owned = url.to_owned();
     // The first answer (status, headers) is awaited here, so that a missing or refused URL
     // is an error of the open, before any output is touched.
-    let got = store::block_on(store.get_opts(&ObjectPath::default(), GetOptions::default()))
-        .map_err(|e| named(&owned, &e))?;
+    let first = store::block_on(http_get(&client, &uri, url, None, &retry))?;
+    let headers = first.headers();
+    let header = |name: http::header::HeaderName| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let body = HttpBody {
+        e_tag: header(http::header::ETAG).filter(|t| !t.starts_with("W/")),
+        length: header(http::header::CONTENT_LENGTH).and_then(|l| l.parse().ok()),
+    };
     let (tx, rx) = mpsc::channel(QUEUED_CHUNKS);
     let task = store::spawn(async move {
-        let mut body = got.into_stream();
-        while let Some(chunk) = body.next().await {
-            let chunk = chunk.map_err(|e| named(&owned, &e));
-            let failed = chunk.is_err();
-            if tx.send(chunk).await.is_err() || failed {
-                return;
-            }
+        if let Err(e) = stream_http(&client, &uri, &owned, &retry, first, body, &tx).await {
+            let _ = tx.send(Err(e)).await;
         }
     });
     Ok(ObjectReader {
@@ -251,4 +282,182 @@ pub fn open_http(url: &str) -> io::Result<ObjectReader> {
         current: Bytes::new(),
         task,
     })
+}
+
+/// The wait before the `n`th retry (from 0): 100 ms doubling up to 15 s.
+fn backoff(retry: &RetryConfig, n: usize) -> Duration {
+    let wait = retry.backoff.init_backoff.as_secs_f64() * retry.backoff.base.powi(n.min(30) as i32);
+    Duration::from_secs_f64(wait.min(retry.backoff.max_backoff.as_secs_f64()))
+}
+
+/// One GET of `uri`, from byte `from.0` under the ETag `from.1` when resuming, retried as an S3
+/// request is (a 5xx, 429 or 408 answer, a connection refused, reset or timed out). A success,
+/// or a ranged GET's 412 and 416, is the caller's to read; any other answer is an error naming
+/// the URL.
+async fn http_get(
+    client: &HttpClient,
+    uri: &http::Uri,
+    url: &str,
+    from: Option<(u64, &str)>,
+    retry: &RetryConfig,
+) -> io::Result<HttpResponse> {
+    let started = Instant::now();
+    let mut retries = 0;
+    loop {
+        let mut request = http::Request::builder()
+            .method(http::Method::GET)
+            .uri(uri.clone());
+        if let Some((at, e_tag)) = from {
+            request = request
+                .header(http::header::RANGE, format!("bytes={at}-"))
+                .header(http::header::IF_MATCH, e_tag);
+        }
+        let request = request
+            .body(HttpRequestBody::empty())
+            .map_err(|e| io::Error::other(format!("{url}: {e}")))?;
+        let why = match client.execute(request).await {
+            Ok(answer) => {
+                let status = answer.status();
+                if status.is_success() || (from.is_some() && matches!(status.as_u16(), 412 | 416)) {
+                    return Ok(answer);
+                }
+                if !(status.is_server_error() || matches!(status.as_u16(), 408 | 429)) {
+                    return Err(http_status(url, status));
+                }
+                format!("the server answered {status}")
+            }
+            Err(e) => {
+                use object_store::client::HttpErrorKind as K;
+                let why = super::error::root(&e);
+                let why = if why.is_empty() { e.to_string() } else { why };
+                if !matches!(
+                    e.kind(),
+                    K::Connect | K::Request | K::Timeout | K::Interrupted
+                ) {
+                    return Err(io::Error::other(format!("{url}: {why}")));
+                }
+                why
+            }
+        };
+        if retries >= retry.max_retries || started.elapsed() > retry.retry_timeout {
+            return Err(io::Error::other(format!(
+                "{url}: {why} (GET, after {retries} retries in {:.1} s)",
+                started.elapsed().as_secs_f64()
+            )));
+        }
+        tokio::time::sleep(backoff(retry, retries)).await;
+        retries += 1;
+    }
+}
+
+/// An answer that is not the body, as a person reads it.
+fn http_status(url: &str, status: http::StatusCode) -> io::Error {
+    let (kind, what) = match status.as_u16() {
+        404 | 410 => (io::ErrorKind::NotFound, "no such object: "),
+        401 | 403 => (io::ErrorKind::PermissionDenied, "access denied: "),
+        300..=399 => (io::ErrorKind::Other, "a redirect not followed: "),
+        _ => (io::ErrorKind::Other, ""),
+    };
+    io::Error::new(kind, format!("{url}: {what}the server answered {status}"))
+}
+
+/// Streams the body of `first` into `out`, resuming it where it was cut (see [`open_http`]).
+async fn stream_http(
+    client: &HttpClient,
+    uri: &http::Uri,
+    url: &str,
+    retry: &RetryConfig,
+    first: HttpResponse,
+    body: HttpBody,
+    out: &mpsc::Sender<io::Result<Bytes>>,
+) -> io::Result<()> {
+    let mut stream = first.into_body().bytes_stream();
+    let mut got = 0u64;
+    // Retries in a row without a byte between them, and since when.
+    let (mut retries, mut since) = (0usize, Instant::now());
+    loop {
+        let why = match stream.next().await {
+            Some(Ok(chunk)) => {
+                got += chunk.len() as u64;
+                retries = 0;
+                if out.send(Ok(chunk)).await.is_err() {
+                    // The read stopped early.
+                    return Ok(());
+                }
+                continue;
+            }
+            None => match body.length {
+                Some(length) if got < length => {
+                    format!("the body ended at {got} of its {length} bytes")
+                }
+                Some(length) if got > length => {
+                    return Err(io::Error::other(format!(
+                        "{url}: the body is longer than its Content-Length ({length} bytes)"
+                    )))
+                }
+                _ => return Ok(()),
+            },
+            Some(Err(e)) => {
+                let root = super::error::root(&e);
+                if root.is_empty() {
+                    e.to_string()
+                } else {
+                    root
+                }
+            }
+        };
+        let cut = |more: &str| {
+            io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("{url}: the body was cut at byte {got} ({why}){more}"),
+            )
+        };
+        let Some(e_tag) = &body.e_tag else {
+            return Err(cut(
+                ", and without a strong ETag from the server the read cannot resume safely",
+            ));
+        };
+        if retries == 0 {
+            since = Instant::now();
+        }
+        if retries >= retry.max_retries || since.elapsed() > retry.retry_timeout {
+            return Err(cut(&format!(" and {retries} resumptions failed")));
+        }
+        tokio::time::sleep(backoff(retry, retries)).await;
+        retries += 1;
+        let again = http_get(client, uri, url, Some((got, e_tag)), retry).await?;
+        let headers = again.headers();
+        let same_tag = headers
+            .get(http::header::ETAG)
+            .and_then(|v| v.to_str().ok())
+            .is_none_or(|t| t == e_tag);
+        let starts_at = headers
+            .get(http::header::CONTENT_RANGE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|r| r.strip_prefix("bytes "))
+            .and_then(|r| r.split('-').next())
+            .and_then(|start| start.parse::<u64>().ok());
+        match again.status().as_u16() {
+            206 if same_tag && starts_at == Some(got) => {
+                stream = again.into_body().bytes_stream();
+            }
+            206 => {
+                return Err(cut(
+                    ", and the server resumed it at another byte or under another ETag",
+                ))
+            }
+            412 => return Err(changed(url)),
+            200 => {
+                return Err(cut(
+                    ", and the server does not resume: it answers a range with the whole \
+                     body",
+                ))
+            }
+            status => {
+                return Err(cut(&format!(
+                    ", and the server answered {status} to its resumption"
+                )))
+            }
+        }
+    }
 }

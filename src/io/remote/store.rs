@@ -11,9 +11,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use object_store::aws::{AmazonS3, AmazonS3Builder, AmazonS3ConfigKey, S3ConditionalPut};
-use object_store::http::{HttpBuilder, HttpStore};
-use object_store::{BackoffConfig, ClientOptions, RetryConfig};
+use object_store::aws::{AmazonS3, AmazonS3Builder, S3ConditionalPut};
+use object_store::client::{HttpClient, HttpConnector, ReqwestConnector};
+use object_store::ClientOptions;
+
+use super::settings::{self, config_error, var};
 
 /// Two threads serve every request of a run: the work they do is waiting on sockets, and the
 /// machine's cores belong to the workers that judge lines.
@@ -43,52 +45,31 @@ where
     runtime().spawn(future)
 }
 
-/// What is retried and how (docs/cli.md#object-storage): a 5xx, 429 or 408 answer, a refused or
-/// reset connection, a timeout and a body cut short (resumed where it stopped, only while the
-/// object's ETag is unchanged), up to 10 times by default or `AWS_MAX_ATTEMPTS - 1`, with
-/// a backoff from 100 ms doubling up to 15 s, and never past 3 minutes after the first try.
-fn retry() -> io::Result<RetryConfig> {
-    let max_retries = match env("AWS_MAX_ATTEMPTS") {
-        Some(text) => match text.trim().parse::<usize>() {
-            Ok(attempts) if attempts >= 1 => attempts - 1,
-            _ => {
-                return Err(config_error(format!(
-                    "AWS_MAX_ATTEMPTS={text:?} is not a number of attempts (1 or more)"
-                )))
-            }
-        },
-        None => 10,
-    };
-    Ok(RetryConfig {
-        backoff: BackoffConfig {
-            init_backoff: Duration::from_millis(100),
-            max_backoff: Duration::from_secs(15),
-            base: 2.0,
-        },
-        max_retries,
-        retry_timeout: Duration::from_secs(180),
-    })
+/// The longest a request may take (S3), or an `http(s)://` input may go without a byte: 60 s
+/// (an 8 MiB part at 140 KB/s).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// [`REQUEST_TIMEOUT`], but for a hook of test builds only (none in release builds):
+/// `RDQ_ENVELOPE_TEST_TIMEOUT_MS`, so that a test of a store too slow to answer ends in seconds.
+fn request_timeout() -> Duration {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("RDQ_ENVELOPE_TEST_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&ms| ms > 0)
+    {
+        return Duration::from_millis(ms);
+    }
+    REQUEST_TIMEOUT
 }
 
-/// Connections: 5 s to connect, 60 s for one request (an 8 MiB range or part at 140 KB/s);
-/// plain http only where `AWS_ALLOW_HTTP` says so (or, for an input, where the URL does).
-fn client_options() -> ClientOptions {
+/// Connections: 5 s to connect, [`REQUEST_TIMEOUT`] for one request; plain http only where
+/// `AWS_ALLOW_HTTP` says so.
+fn client_options(allow_http: bool) -> ClientOptions {
     ClientOptions::new()
         .with_connect_timeout(Duration::from_secs(5))
-        .with_timeout(Duration::from_secs(60))
-        .with_allow_http(env_true("AWS_ALLOW_HTTP"))
-}
-
-fn config_error(message: String) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidInput, message)
-}
-
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
-fn env_true(name: &str) -> bool {
-    env(name).is_some_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+        .with_timeout(request_timeout())
+        .with_allow_http(allow_http)
 }
 
 /// The store of one bucket, made once per run and shared by every input and output in it.
@@ -107,32 +88,32 @@ pub(super) fn s3(bucket: &str) -> io::Result<Arc<AmazonS3>> {
 fn build_s3(bucket: &str) -> io::Result<AmazonS3> {
     // Every AWS_* variable the crate knows (keys, session token, region, endpoint, web identity
     // and container credentials), set and not empty (AWS's tools take an empty one for unset),
-    // then what those tools add on top.
+    // each checked first, then what those tools add on top.
     let mut builder = AmazonS3Builder::new();
-    for (key, value) in std::env::vars_os() {
-        let (Some(key), Some(value)) = (key.to_str(), value.to_str()) else {
-            continue;
-        };
-        if key.starts_with("AWS_") && !value.is_empty() {
-            if let Ok(key) = key.to_ascii_lowercase().parse::<AmazonS3ConfigKey>() {
-                builder = builder.with_config(key, value);
-            }
-        }
+    for (key, value) in settings::s3_pairs()? {
+        builder = builder.with_config(key, value);
     }
+    settings::check_proxies()?;
     let mut builder = builder
         .with_bucket_name(bucket)
-        .with_retry(retry()?)
-        .with_client_options(client_options())
+        .with_retry(settings::retry()?)
+        .with_client_options(client_options(settings::flag("AWS_ALLOW_HTTP")?))
         .with_conditional_put(S3ConditionalPut::ETagMatch);
-    if let Some(endpoint) = env("AWS_ENDPOINT_URL_S3") {
-        builder = builder.with_endpoint(endpoint);
-    }
-    if env("AWS_REGION").is_none() && env("AWS_DEFAULT_REGION").is_none() {
+    if var("AWS_REGION")?.is_none() && var("AWS_DEFAULT_REGION")?.is_none() {
         if let Some(region) = profile::region()? {
             builder = builder.with_region(region);
         }
     }
-    let has_key = env("AWS_ACCESS_KEY_ID").is_some();
+    let has_key = var("AWS_ACCESS_KEY_ID")?.is_some();
+    let has_secret = var("AWS_SECRET_ACCESS_KEY")?.is_some();
+    if has_key != has_secret {
+        // The crate would say "missing SecretAccessKey" without naming the variable.
+        return Err(config_error(if has_key {
+            "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not".to_owned()
+        } else {
+            "AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not".to_owned()
+        }));
+    }
     if !has_key {
         if let Some(keys) = profile::credentials()? {
             builder = builder
@@ -141,11 +122,11 @@ fn build_s3(bucket: &str) -> io::Result<AmazonS3> {
             if let Some(token) = keys.session_token {
                 builder = builder.with_token(token);
             }
-        } else if env_true("AWS_EC2_METADATA_DISABLED")
-            && !env_true("AWS_SKIP_SIGNATURE")
-            && env("AWS_WEB_IDENTITY_TOKEN_FILE").is_none()
-            && env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI").is_none()
-            && env("AWS_CONTAINER_CREDENTIALS_FULL_URI").is_none()
+        } else if settings::flag("AWS_EC2_METADATA_DISABLED")?
+            && !settings::flag("AWS_SKIP_SIGNATURE")?
+            && var("AWS_WEB_IDENTITY_TOKEN_FILE")?.is_none()
+            && var("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")?.is_none()
+            && var("AWS_CONTAINER_CREDENTIALS_FULL_URI")?.is_none()
         {
             // The crate's last resort is the instance metadata service, which this variable
             // forbids: say so rather than fail later with a signature error.
@@ -162,16 +143,56 @@ fn build_s3(bucket: &str) -> io::Result<AmazonS3> {
         .map_err(|e| config_error(format!("s3://{bucket}/: {}", super::error::cause(&e))))
 }
 
-/// The store of one `http(s)://` URL: the URL as given is the object (a presigned URL keeps its
-/// query string), read with the same retries. A plain `http://` URL given as an input is taken
-/// as meant.
-pub(super) fn http(url: &str) -> io::Result<HttpStore> {
-    HttpBuilder::new()
-        .with_url(url)
-        .with_retry(retry()?)
-        .with_client_options(client_options().with_allow_http(true))
-        .build()
-        .map_err(|e| config_error(format!("{url}: {}", super::error::cause(&e))))
+/// The client of `http(s)://` inputs, made once per run: 5 s to connect, then at most
+/// [`REQUEST_TIMEOUT`] without a byte, but no bound on a whole answer (an export of some GB
+/// over a slow link takes what it takes); plain `http://` as the URL says.
+pub(super) fn http_client() -> io::Result<HttpClient> {
+    static CLIENT: Mutex<Option<HttpClient>> = Mutex::new(None);
+    let mut client = CLIENT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(client) = &*client {
+        return Ok(client.clone());
+    }
+    settings::check_proxies()?;
+    let options = ClientOptions::new()
+        .with_connect_timeout(Duration::from_secs(5))
+        .with_timeout_disabled()
+        .with_read_timeout(request_timeout())
+        .with_allow_http(true);
+    let made = ReqwestConnector::default()
+        .connect(&options)
+        .map_err(|e| config_error(format!("the HTTP client: {}", super::error::cause(&e))))?;
+    *client = Some(made.clone());
+    Ok(made)
+}
+
+/// An `http(s)://` URL as the HTTP client will take it, checked by both parsers it uses (it
+/// panics on what they refuse): a port over 65535, a host that is not one, an empty host.
+pub(super) fn http_uri(url: &str) -> io::Result<http::Uri> {
+    let bad = |why: String| config_error(format!("{url}: bad URL: {why}"));
+    // The parser would drop these in silence.
+    if let Some(c) = url.chars().find(|c| c.is_control()) {
+        return Err(bad(format!("holds a control character ({c:?})")));
+    }
+    if url.ends_with(char::is_whitespace) {
+        return Err(bad("ends with a space (nothing is trimmed)".to_owned()));
+    }
+    // `http:///x` would be read as the host `x`.
+    if url
+        .split_once("://")
+        .is_some_and(|(_, rest)| rest.is_empty() || rest.starts_with(['/', '?', '#']))
+    {
+        return Err(bad("no host".to_owned()));
+    }
+    let parsed = ::url::Url::parse(url).map_err(|e| bad(e.to_string()))?;
+    if !matches!(parsed.scheme(), "http" | "https") || !parsed.has_host() {
+        return Err(bad("not an http(s) URL with a host".to_owned()));
+    }
+    let uri: http::Uri = parsed
+        .as_str()
+        .parse()
+        .map_err(|e: http::uri::InvalidUri| bad(e.to_string()))?;
+    ::url::Url::parse(&uri.to_string()).map_err(|e| bad(e.to_string()))?;
+    Ok(uri)
 }
 
 /// The shared credentials and config files (`~/.aws/credentials`, `~/.aws/config`, or
@@ -187,17 +208,19 @@ mod profile {
         pub session_token: Option<String>,
     }
 
-    fn home_file(var: &str, name: &str) -> Option<PathBuf> {
-        env(var)
-            .map(PathBuf::from)
-            .or_else(|| env("HOME").map(|home| PathBuf::from(home).join(".aws").join(name)))
+    fn home_file(name: &str, file: &str) -> io::Result<Option<PathBuf>> {
+        Ok(var(name)?.map(PathBuf::from).or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|home| !home.is_empty())
+                .map(|home| PathBuf::from(home).join(".aws").join(file))
+        }))
     }
 
-    fn profile_name() -> (String, bool) {
-        match env("AWS_PROFILE") {
+    fn profile_name() -> io::Result<(String, bool)> {
+        Ok(match var("AWS_PROFILE")? {
             Some(name) => (name, true),
             None => ("default".to_owned(), false),
-        }
+        })
     }
 
     /// The `key = value` pairs of section `[section]` of an INI file, if it has one.
@@ -246,13 +269,13 @@ mod profile {
     }
 
     pub fn credentials() -> io::Result<Option<Keys>> {
-        let (name, named) = profile_name();
-        let from_credentials = match home_file("AWS_SHARED_CREDENTIALS_FILE", "credentials") {
+        let (name, named) = profile_name()?;
+        let from_credentials = match home_file("AWS_SHARED_CREDENTIALS_FILE", "credentials")? {
             Some(path) => read(&path)?.and_then(|text| section(&text, std::slice::from_ref(&name))),
             None => None,
         };
         // The config file holds keys too, under `[profile NAME]` (or `[default]`).
-        let from_config = match home_file("AWS_CONFIG_FILE", "config") {
+        let from_config = match home_file("AWS_CONFIG_FILE", "config")? {
             Some(path) => read(&path)?
                 .and_then(|text| section(&text, &[format!("profile {name}"), name.clone()])),
             None => None,
@@ -267,11 +290,21 @@ mod profile {
             get(&pairs, "aws_access_key_id"),
             get(&pairs, "aws_secret_access_key"),
         ) {
-            (Some(access_key_id), Some(secret_access_key)) => Ok(Some(Keys {
-                access_key_id,
-                secret_access_key,
-                session_token: get(&pairs, "aws_session_token"),
-            })),
+            (Some(access_key_id), Some(secret_access_key)) => {
+                // Checked as the variables are: they go into the same headers.
+                let what = |key: &str| format!("{key} of the profile {name}");
+                settings::header_word(&what("aws_access_key_id"), &access_key_id)?;
+                settings::plain(&what("aws_secret_access_key"), &secret_access_key)?;
+                let session_token = get(&pairs, "aws_session_token");
+                if let Some(token) = &session_token {
+                    settings::header_word(&what("aws_session_token"), token)?;
+                }
+                Ok(Some(Keys {
+                    access_key_id,
+                    secret_access_key,
+                    session_token,
+                }))
+            }
             _ if named => Err(config_error(if found {
                 format!(
                     "AWS_PROFILE={name}: the profile has no aws_access_key_id and \
@@ -289,13 +322,17 @@ mod profile {
     }
 
     pub fn region() -> io::Result<Option<String>> {
-        let (name, _) = profile_name();
-        let Some(path) = home_file("AWS_CONFIG_FILE", "config") else {
+        let (name, _) = profile_name()?;
+        let Some(path) = home_file("AWS_CONFIG_FILE", "config")? else {
             return Ok(None);
         };
-        Ok(read(&path)?
+        let region = read(&path)?
             .and_then(|text| section(&text, &[format!("profile {name}"), name.clone()]))
-            .and_then(|pairs| get(&pairs, "region")))
+            .and_then(|pairs| get(&pairs, "region"));
+        if let Some(region) = &region {
+            settings::region(&format!("region of the profile {name}"), region)?;
+        }
+        Ok(region)
     }
 
     #[cfg(test)]

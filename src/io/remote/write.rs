@@ -207,8 +207,21 @@ impl ObjectUpload {
     /// The commit's second phase: the upload completed, and the object visible at its key.
     pub fn complete(&mut self) -> io::Result<()> {
         let parts = std::mem::take(&mut self.parts);
-        store::block_on(self.store.complete_multipart(&self.path, &self.id, parts))
-            .map_err(|e| named(&self.url, &e))?;
+        store::block_on(self.store.complete_multipart(&self.path, &self.id, parts)).map_err(
+            |e| {
+                // No answer (a timeout, a connection cut) is not a no: the store may have
+                // completed it, and the object may be the new one.
+                if super::error::no_answer(&e) {
+                    io::Error::other(format!(
+                        "{}; the store may have completed the upload before its answer was \
+                         lost: the object may be the new one",
+                        named(&self.url, &e)
+                    ))
+                } else {
+                    named(&self.url, &e)
+                }
+            },
+        )?;
         self.completed = true;
         let token = self.token;
         live().retain(|up| up.token != token);

@@ -5,9 +5,11 @@
 //!
 //! A test says, per request [`Kind`], what to do to the next requests of that kind ([`Act`]):
 //! hold the request or its answer, answer a status, cut the body short, send it chunked,
-//! redirect, close the connection, or die. It can wait until a request of a kind has arrived
+//! redirect, close the connection before forwarding or lose the answer after the store acted,
+//! or die. It can wait until a request of a kind has arrived
 //! and is being held ([`Unruly::wait_held`]), to send the tool a signal exactly while that
-//! request is in flight:
+//! request is in flight (held by [`Act::DelayRequest`], the store has not seen it; by
+//! [`Act::DelayAnswer`], the store has acted):
 //!
 //! ```ignore
 //! let proxy = Unruly::in_front_of(&s3.endpoint());
@@ -21,11 +23,12 @@
 //! What every act means is on [`Act`]. A rule applies to requests that arrive after it is set;
 //! several rules may apply to one request (a delay and a chunked body); of the acts that end
 //! the request (a status, a redirect, a close, a death), the first rule's wins. A held request
-//! is still forwarded when its hold ends, even if the tool has gone: a real store acts on a
-//! request it received. Requests are forwarded byte for byte (the `Host` header too, so that
+//! is still forwarded when its hold ends, even if the tool has gone (a real store acts on a
+//! request it received), unless the server died meanwhile. Requests are forwarded byte for byte (the `Host` header too, so that
 //! signatures hold), each over a connection of its own to the store.
 //!
-//! Dropping the `Unruly` kills it ([`Unruly::die`]).
+//! Dropping the `Unruly` kills it ([`Unruly::die`]); a dead one can come back on its port
+//! ([`Unruly::revive`]).
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Write};
@@ -56,6 +59,8 @@ pub enum Kind {
     ListObjectsV2,
     /// `DELETE /bucket/key`
     DeleteObject,
+    /// `POST /bucket?delete`: how `object_store` deletes, even one object.
+    DeleteObjects,
     /// Anything else (a bucket's uploads listed, a batch delete...).
     Other,
 }
@@ -77,6 +82,7 @@ impl Kind {
             .is_none();
         match method {
             "POST" if has("uploads") => Kind::CreateMultipartUpload,
+            "POST" if has("delete") => Kind::DeleteObjects,
             "POST" if has("uploadId") => Kind::CompleteMultipartUpload,
             "PUT" if has("uploadId") && has("partNumber") => Kind::UploadPart,
             "PUT" if !bucket_only => Kind::PutObject,
@@ -112,6 +118,9 @@ pub enum Act {
     Redirect(u16),
     /// Read the request and close the connection without an answer (nothing forwarded).
     Close,
+    /// Forward the request, then close the connection without its answer: the store acted,
+    /// the tool never hears of it (and may send the request again).
+    LoseAnswer,
     /// Die: stop listening and close every connection, this one unanswered ([`Unruly::die`]).
     Die,
 }
@@ -205,33 +214,7 @@ impl Unruly {
             upstream,
             port,
         });
-        let accepting = Arc::clone(&shared);
-        std::thread::spawn(move || {
-            loop {
-                let stream = listener.accept().map(|(stream, _)| stream);
-                let mut state = accepting.lock();
-                if state.dead {
-                    // Connections are refused from now.
-                    drop(listener);
-                    state.stopped = true;
-                    drop(state);
-                    accepting.changed.notify_all();
-                    return;
-                }
-                let Ok(stream) = stream else { continue };
-                let id = state.next_connection;
-                state.next_connection += 1;
-                if let Ok(clone) = stream.try_clone() {
-                    state.connections.insert(id, clone);
-                }
-                drop(state);
-                let serving = Arc::clone(&accepting);
-                std::thread::spawn(move || {
-                    let _ = serve(&serving, stream);
-                    serving.lock().connections.remove(&id);
-                });
-            }
-        });
+        listen(&shared, listener);
         Unruly { shared }
     }
 
@@ -326,6 +309,30 @@ impl Unruly {
         }
     }
 
+    /// Comes back after [`Unruly::die`], on the same port, with its rules and counts: a store
+    /// that was down for a while.
+    pub fn revive(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let listener = loop {
+            match TcpListener::bind(("127.0.0.1", self.shared.port)) {
+                Ok(listener) => break listener,
+                Err(e) if Instant::now() > deadline => panic!("the port again: {e}"),
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        };
+        {
+            let mut state = self.shared.lock();
+            state.dead = false;
+            state.stopped = false;
+        }
+        listen(&self.shared, listener);
+    }
+
+    /// Waits until it has died (an [`Act::Die`]); false after `timeout`.
+    pub fn wait_dead(&self, timeout: Duration) -> bool {
+        self.wait(timeout, |state| state.stopped)
+    }
+
     /// Dies: stops listening (a new connection is refused), closes every open connection
     /// (answers being sent are cut), ends every hold. It does not come back.
     pub fn die(&self) {
@@ -337,6 +344,35 @@ impl Drop for Unruly {
     fn drop(&mut self) {
         self.die();
     }
+}
+
+/// Accepts connections on `listener` until a death, each served on a thread of its own.
+fn listen(shared: &Arc<Shared>, listener: TcpListener) {
+    let accepting = Arc::clone(shared);
+    std::thread::spawn(move || loop {
+        let stream = listener.accept().map(|(stream, _)| stream);
+        let mut state = accepting.lock();
+        if state.dead {
+            // Connections are refused from now.
+            drop(listener);
+            state.stopped = true;
+            drop(state);
+            accepting.changed.notify_all();
+            return;
+        }
+        let Ok(stream) = stream else { continue };
+        let id = state.next_connection;
+        state.next_connection += 1;
+        if let Ok(clone) = stream.try_clone() {
+            state.connections.insert(id, clone);
+        }
+        drop(state);
+        let serving = Arc::clone(&accepting);
+        std::thread::spawn(move || {
+            let _ = serve(&serving, stream);
+            serving.lock().connections.remove(&id);
+        });
+    });
 }
 
 fn die(shared: &Shared) {
@@ -382,8 +418,11 @@ impl Message {
     }
 }
 
+/// A message's headers, names and values as they came.
+type Headers = Vec<(String, String)>;
+
 /// Reads a message's head; `None` at a clean end of the stream.
-fn read_head(reader: &mut impl BufRead) -> io::Result<Option<(String, Vec<(String, String)>)>> {
+fn read_head(reader: &mut impl BufRead) -> io::Result<Option<(String, Headers)>> {
     let mut first = String::new();
     if reader.read_line(&mut first)? == 0 {
         return Ok(None);
@@ -496,7 +535,13 @@ fn serve(shared: &Arc<Shared>, stream: TcpStream) -> io::Result<()> {
         // What ends the request before the store sees it: the first rule's.
         for act in &acts {
             match act {
-                Act::DelayRequest(d) => hold(shared, kind, *d),
+                Act::DelayRequest(d) => {
+                    hold(shared, kind, *d);
+                    // Died meanwhile: the request never reaches the store.
+                    if shared.lock().dead {
+                        return Ok(());
+                    }
+                }
                 Act::Status(status) => {
                     let body = format!(
                         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>Unruly</Code>\
@@ -566,6 +611,10 @@ fn serve(shared: &Arc<Shared>, stream: TcpStream) -> io::Result<()> {
             if let Act::DelayAnswer(d) = act {
                 hold(shared, kind, *d);
             }
+        }
+        if acts.contains(&Act::LoseAnswer) {
+            let _ = out.shutdown(Shutdown::Both);
+            return Ok(());
         }
         if shared.lock().dead {
             return Ok(());
