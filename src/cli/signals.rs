@@ -3,6 +3,9 @@
 //! path as it was before the run), with the conventional status (128 + the signal's number:
 //! 130, 143, 129, 141).
 //!
+//! The ending waits for the stores (at most 30 s: the uploads aborted, the lock removed); a
+//! second signal meanwhile ends the process at once, with the second signal's status.
+//!
 //! SIGUSR1 ends the run the same way (status 138); the process sends it to itself when a
 //! thread ran out of stack in `filter --where` (`where_guard.rs`), and then ends with status 2.
 //!
@@ -28,6 +31,7 @@ pub fn install() {
     let spawned = std::thread::Builder::new()
         .name("rdq-signals".into())
         .spawn(move || {
+            let mut ending = false;
             for origin in signals.forever() {
                 let from_self = origin
                     .process
@@ -35,14 +39,33 @@ pub fn install() {
                 if origin.signal == SIGPIPE && from_self {
                     continue;
                 }
-                // The fault handler's call: a thread ran out of stack in `--where`.
-                if origin.signal == SIGUSR1 && from_self && super::where_guard::overflowed() {
-                    super::where_guard::stop_after_overflow();
-                }
                 // 128 + a signal's number: at most 128 + 31 for the signals caught here.
                 let status = u8::try_from(128 + origin.signal).unwrap_or(u8::MAX);
-                super::ending::fail(status, None);
+                // A second signal while the first one's ending waits for a slow store: the
+                // user has waited enough, and the store's lifecycle rule cleans up the rest.
+                if ending {
+                    std::process::exit(i32::from(status));
+                }
+                ending = true;
+                // The fault handler's call: a thread ran out of stack in `--where`.
+                let overflowed =
+                    origin.signal == SIGUSR1 && from_self && super::where_guard::overflowed();
+                // The ending on a thread of its own, so that this one hears a second signal.
+                let on_its_own = std::thread::Builder::new()
+                    .name("rdq-ending".into())
+                    .spawn(move || end(overflowed, status));
+                if on_its_own.is_err() {
+                    end(overflowed, status);
+                }
             }
         });
     drop(spawned);
+}
+
+/// Ends the run for a signal with `status`, or for a stack overflow (`where_guard.rs`).
+fn end(overflowed: bool, status: u8) -> ! {
+    match overflowed {
+        true => super::where_guard::stop_after_overflow(),
+        false => super::ending::fail(status, None),
+    }
 }

@@ -59,7 +59,7 @@ pub struct Released(#[allow(dead_code)] std::sync::MutexGuard<'static, Vec<std::
 /// output, every `s3://` output's multipart upload (also one whose creation the store is still
 /// answering), every object the run holds only while it lives (a `batch` lock) and every such
 /// file (a `batch` lock file). The outputs' paths and objects are left as they were before the
-/// run. It waits at most about 10 s for the stores; what they do not answer by then a bucket
+/// run. It waits at most about 30 s for the stores; what they do not answer by then a bucket
 /// lifecycle rule cleans up.
 ///
 /// Safe to call from any thread, more than once, and after the run's values have been dropped

@@ -491,4 +491,34 @@ mod on_object_storage {
             }
         }
     }
+
+    /// The ending waits for the store (at most 30 s); a second signal meanwhile ends the run
+    /// at once, with its own status.
+    #[test]
+    fn a_second_signal_ends_a_run_whose_ending_waits_for_a_slow_store() {
+        let Some(s3) = server() else { return };
+        let bucket = s3.bucket("ending-twice");
+        let proxy = Unruly::in_front_of(&s3.endpoint());
+        proxy.on(
+            Kind::AbortMultipartUpload,
+            Act::DelayAnswer(Duration::from_secs(60)),
+        );
+        let mut command = s3.bin();
+        command.env("AWS_ENDPOINT_URL", proxy.endpoint());
+        let out = format!("s3://{bucket}/out.jsonl");
+        let run = Piped::start(command, Ending::Signal("TERM", 143), &[&out]);
+        wait_for("the upload", || s3.open_uploads(&bucket).len() == 1);
+        signal(&run.child, "TERM");
+        assert!(proxy.wait_held(Kind::AbortMultipartUpload, Duration::from_secs(60)));
+        let second = Instant::now();
+        signal(&run.child, "INT");
+        let (status, err) = status_of(run.child, "a second signal");
+        assert_eq!(status, 130, "{err}");
+        assert!(
+            second.elapsed() < Duration::from_secs(10),
+            "the second signal waited {:?}",
+            second.elapsed()
+        );
+        proxy.release();
+    }
 }
