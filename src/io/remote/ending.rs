@@ -101,8 +101,10 @@ mod tests {
         let finished = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(100));
             assert!(is_ending(), "the creator sees the ending when it returns");
+            // Before the drop: the ending may wake and read the clock before this thread does.
+            let returned = Instant::now();
             drop(creation);
-            Instant::now()
+            returned
         });
         begin();
         wait_for_creations(Instant::now() + Duration::from_secs(10));
