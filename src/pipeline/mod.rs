@@ -765,6 +765,9 @@ impl Writer<'_> {
         let mut next = 0u64;
         // The source whose first non-blank line is yet to be seen, for `not_json_lines`.
         let mut first_line_of: Option<usize> = Some(0);
+        // The outputs written to since they were last flushed (primary, secondary, rejects,
+        // messages).
+        let mut unflushed = [false; 4];
         for mut chunk in done {
             if let Some(message) = chunk.panic.take() {
                 return Err(self.panicked(&chunk, message));
@@ -786,7 +789,7 @@ impl Writer<'_> {
                 }
                 loop {
                     op.settle(total, &mut chunk.out);
-                    write_chunk(&chunk.out, outputs, self.flush_each)
+                    write_chunk(&chunk.out, outputs, self.flush_each, &mut unflushed)
                         .map_err(PipelineError::Output)?;
                     books.merge(&chunk.out.summary);
                     op.merge(total, &mut chunk.out.tally);
@@ -808,10 +811,10 @@ impl Writer<'_> {
                         return Err(self.panicked(&chunk, panic_message(&*panic)));
                     }
                 }
-                // Handed off because its source went quiet: what every output holds goes out
-                // now, this chunk's and any before it.
+                // Handed off because its source went quiet: what the outputs hold goes out now,
+                // this chunk's and any before it.
                 if chunk.flush {
-                    flush_all(outputs).map_err(PipelineError::Output)?;
+                    flush_written(outputs, &mut unflushed).map_err(PipelineError::Output)?;
                 }
                 books.bytes_in += chunk.bytes_in;
                 if let Some(progress) = self.progress {
@@ -850,17 +853,29 @@ impl Writer<'_> {
     }
 }
 
-/// Flushes every output: its buffered bytes written, and its encoder's block ended (a zstd
-/// or gzip output is then readable up to here).
-fn flush_all(outputs: &mut Outputs<'_>) -> io::Result<()> {
-    let sinks = [
-        outputs.primary.as_deref_mut(),
-        outputs.secondary.as_deref_mut(),
-        outputs.rejects.as_deref_mut(),
-        outputs.messages.as_deref_mut(),
-    ];
-    for sink in sinks.into_iter().flatten() {
-        sink.flush()?;
+/// The outputs in the order of the chunk's buffers, beside those buffers.
+fn sinks<'o, 'a, 'b, T>(
+    outputs: &'o mut Outputs<'a>,
+    out: &'b ChunkOutput<T>,
+) -> [(Option<&'o mut (dyn Write + 'a)>, &'b [u8]); 4] {
+    [
+        (outputs.primary.as_deref_mut(), &out.primary),
+        (outputs.secondary.as_deref_mut(), &out.secondary),
+        (outputs.rejects.as_deref_mut(), &out.rejects),
+        (outputs.messages.as_deref_mut(), &out.messages),
+    ]
+}
+
+/// Flushes the outputs written to since their last flush: their buffered bytes written, and an
+/// encoder's block ended (a zstd or gzip output is then readable up to here). An output with
+/// nothing new is left alone, so that a quiet run adds no empty blocks to it.
+fn flush_written(outputs: &mut Outputs<'_>, unflushed: &mut [bool; 4]) -> io::Result<()> {
+    let nothing = ChunkOutput::<()>::default();
+    for ((sink, _), unflushed) in sinks(outputs, &nothing).into_iter().zip(unflushed) {
+        if let Some(sink) = sink.filter(|_| *unflushed) {
+            sink.flush()?;
+        }
+        *unflushed = false;
     }
     Ok(())
 }
@@ -869,19 +884,16 @@ fn write_chunk<T>(
     out: &ChunkOutput<T>,
     outputs: &mut Outputs<'_>,
     flush_each: bool,
+    unflushed: &mut [bool; 4],
 ) -> io::Result<()> {
-    let sinks = [
-        (outputs.primary.as_deref_mut(), &out.primary),
-        (outputs.secondary.as_deref_mut(), &out.secondary),
-        (outputs.rejects.as_deref_mut(), &out.rejects),
-        (outputs.messages.as_deref_mut(), &out.messages),
-    ];
-    for (sink, bytes) in sinks {
+    for ((sink, bytes), unflushed) in sinks(outputs, out).into_iter().zip(unflushed) {
         if let Some(sink) = sink {
             if !bytes.is_empty() {
                 sink.write_all(bytes)?;
                 if flush_each {
                     sink.flush()?;
+                } else {
+                    *unflushed = true;
                 }
             }
         }

@@ -31,15 +31,27 @@ struct Trickled {
 /// the child wrote on standard output; fails when it takes more than [`BOUND`]. Then closes
 /// the input and lets the child end.
 fn trickle(
+    child: Child,
+    sink: Box<dyn Write>,
+    lines: &[&[u8]],
+    out: impl Fn(usize, &[Vec<u8>]) -> bool,
+) -> Trickled {
+    trickle_through(child, sink, lines, out, |stdout| Box::new(stdout))
+}
+
+/// [`trickle`], reading the child's standard output through `decode`.
+fn trickle_through(
     mut child: Child,
     mut sink: Box<dyn Write>,
     lines: &[&[u8]],
     out: impl Fn(usize, &[Vec<u8>]) -> bool,
+    decode: fn(std::process::ChildStdout) -> Box<dyn std::io::Read + Send>,
 ) -> Trickled {
     let stdout = child.stdout.take().unwrap();
     let (tx, rx) = mpsc::channel();
     let reader = std::thread::spawn(move || {
-        let mut stdout = BufReader::new(stdout);
+        // Here, not before the input is fed: a gzip decoder reads the header as it is made.
+        let mut stdout = BufReader::new(decode(stdout));
         loop {
             let mut line = Vec::new();
             match stdout.read_until(b'\n', &mut line) {
@@ -259,4 +271,32 @@ fn a_file_before_a_silent_standard_input_is_written_out() {
     });
     assert_eq!(got.status.code(), Some(0));
     assert_eq!(got.stdout, input);
+}
+
+/// A compressed standard output is flushed too: each zstd or gzip block ends where the input
+/// went quiet, so a reader decoding the stream as it comes gets every line while the input is
+/// open.
+#[test]
+fn a_compressed_output_ends_a_block_when_the_input_goes_quiet() {
+    let input = valid(3);
+    let lines = lines_of(&input);
+    let zstd: fn(_) -> Box<dyn std::io::Read + Send> =
+        |stdout| Box::new(zstd::stream::read::Decoder::new(stdout).unwrap());
+    let gzip: fn(_) -> Box<dyn std::io::Read + Send> =
+        |stdout| Box::new(flate2::read::MultiGzDecoder::new(stdout));
+    for (kind, decode) in [("zstd", zstd), ("gzip", gzip)] {
+        for jobs in ["-j1", "-j2"] {
+            let mut child = spawn(&["filter", "-q", jobs, "--compress", kind]);
+            let stdin = child.stdin.take().unwrap();
+            let got = trickle_through(
+                child,
+                Box::new(stdin),
+                &lines,
+                |i, seen| seen.len() > i,
+                decode,
+            );
+            assert_eq!(got.status.code(), Some(0), "{kind} {jobs}");
+            assert_eq!(got.stdout, input, "{kind} {jobs}");
+        }
+    }
 }

@@ -409,12 +409,18 @@ impl Write for Flushes {
     }
 }
 
-/// `PanicsOnBoom` (which echoes every other line) over `sources` into a `Flushes`.
-fn echo(sources: Vec<Source>, options: PipelineOptions, out: &mut Flushes) -> Summary {
+/// `PanicsOnBoom` (which echoes every other line) over `sources` into a `Flushes`, with
+/// another as the rejects, which it never writes to.
+fn echo(
+    sources: Vec<Source>,
+    options: PipelineOptions,
+    out: &mut Flushes,
+    rejects: &mut Flushes,
+) -> Summary {
     let outputs = Outputs {
         primary: Some(out),
         secondary: None,
-        rejects: None,
+        rejects: Some(rejects),
         messages: None,
     };
     pipeline::run(sources, &PanicsOnBoom, options, outputs, None)
@@ -451,7 +457,12 @@ fn line_buffered_flushes_after_every_line_and_a_file_is_never_flushed_early() {
         options.jobs = jobs;
         options.line_buffered = true;
         let mut out = Flushes::new(None);
-        echo(vec![reader(&data)], options, &mut out);
+        echo(
+            vec![reader(&data)],
+            options,
+            &mut out,
+            &mut Flushes::new(None),
+        );
         assert_eq!(out.bytes, data);
         assert_eq!(
             out.at,
@@ -466,7 +477,13 @@ fn line_buffered_flushes_after_every_line_and_a_file_is_never_flushed_early() {
     std::fs::write(&file, &data).unwrap();
     for source in [reader(&data), Source::Path(file.clone())] {
         let mut out = Flushes::new(None);
-        let books = echo(vec![source], PipelineOptions::default(), &mut out);
+        let mut rejects = Flushes::new(None);
+        let books = echo(
+            vec![source],
+            PipelineOptions::default(),
+            &mut out,
+            &mut rejects,
+        );
         assert_eq!((out.bytes.as_slice(), books.lines), (&data[..], 20));
         assert!(out.at.is_empty(), "no flush: {:?}", out.at);
     }
@@ -474,8 +491,8 @@ fn line_buffered_flushes_after_every_line_and_a_file_is_never_flushed_early() {
 }
 
 /// A FIFO named as a source, written a line at a time: each line is written and flushed while
-/// the FIFO is still open (within 2 s; the linger is 50 ms). With `linger: None`, nothing is
-/// flushed before the input ends.
+/// the FIFO is still open (within 2 s; the linger is 50 ms), and only the outputs written to.
+/// With `linger: None`, nothing is flushed before the input ends.
 #[test]
 fn a_quiet_fifo_source_has_each_line_flushed_while_it_is_open() {
     use std::sync::mpsc;
@@ -508,9 +525,11 @@ fn a_quiet_fifo_source_has_each_line_flushed_while_it_is_open() {
                         match flushed.recv_timeout(left) {
                             Ok(at) => most = at,
                             Err(_) if !linger => break,
-                            Err(_) => return Err(format!(
+                            Err(_) => {
+                                return Err(format!(
                                 "the line ending at {end} was not flushed while the input was open"
-                            )),
+                            ))
+                            }
                         }
                     }
                     if !linger && most > 0 {
@@ -524,9 +543,13 @@ fn a_quiet_fifo_source_has_each_line_flushed_while_it_is_open() {
         options.jobs = 2;
         options.linger = linger.then_some(pipeline::DEFAULT_LINGER);
         let mut out = Flushes::new(Some(told));
-        let books = echo(vec![Source::Path(fifo.clone())], options, &mut out);
+        let mut rejects = Flushes::new(None);
+        let source = vec![Source::Path(fifo.clone())];
+        let books = echo(source, options, &mut out, &mut rejects);
         producer.join().unwrap().unwrap();
         assert_eq!((out.bytes, books.lines), (data, 3));
+        // An output with nothing new is not flushed: no empty blocks in a compressed one.
+        assert!(rejects.at.is_empty(), "{:?}", rejects.at);
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
