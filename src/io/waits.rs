@@ -13,7 +13,18 @@ use std::time::Duration;
 pub(crate) struct Waits {
     #[cfg(unix)]
     fd: std::os::fd::RawFd,
+    /// A pipe or FIFO (not a terminal, a socket or a device).
+    pipe: bool,
 }
+
+/// The capacity a pipe input is given, when it has less: 256 KiB, four times Linux's default.
+/// A fast producer then fills it in fewer, larger writes, read in fewer, larger reads, and
+/// each read while lines are held is preceded by a poll(2): on this project's machine `cat
+/// FILE |` moved 500 MB about 1.7 times as fast into a reader of 1 MiB reads, and with a poll
+/// before each read as fast as without (1 MiB gained no more). 64 pages, so that a user's
+/// 64 MiB of pipes (Linux's `pipe-user-pages-soft`) takes 256 runs at once.
+#[cfg(target_os = "linux")]
+const PIPE_BYTES: libc::c_int = 256 << 10;
 
 impl Waits {
     /// `file`'s descriptor, unless its reads never wait (a regular file, a block device).
@@ -25,6 +36,7 @@ impl Waits {
             let meta = file.metadata().ok()?;
             may_wait(&meta).then(|| Waits {
                 fd: file.as_raw_fd(),
+                pipe: is_pipe(&meta),
             })
         }
         #[cfg(not(unix))]
@@ -46,10 +58,28 @@ impl Waits {
             let meta = copy.metadata().ok()?;
             may_wait(&meta).then_some(Waits {
                 fd: std::os::fd::AsRawFd::as_raw_fd(&stdin),
+                pipe: is_pipe(&meta),
             })
         }
         #[cfg(not(unix))]
         None
+    }
+
+    /// A pipe's capacity raised to [`PIPE_BYTES`] when it has less (Linux; elsewhere, and when
+    /// the system refuses, it stays as it is). The pipe is the producer's too: it can then
+    /// write that far ahead, as into any larger pipe.
+    pub(crate) fn widen_pipe(self) {
+        #[cfg(target_os = "linux")]
+        if self.pipe {
+            #[allow(unsafe_code)]
+            // SAFETY: fcntl on a descriptor the caller keeps open, with an integer argument;
+            // it changes nothing in this process's memory. An error leaves the pipe as it was.
+            unsafe {
+                if libc::fcntl(self.fd, libc::F_GETPIPE_SZ) < PIPE_BYTES {
+                    libc::fcntl(self.fd, libc::F_SETPIPE_SZ, PIPE_BYTES);
+                }
+            }
+        }
     }
 
     /// Whether a read would not wait (bytes are there, or the end of the stream, or an error)
@@ -72,6 +102,19 @@ impl Waits {
 /// FIFO waits for its writer.
 pub(crate) fn path_may_wait(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|meta| may_wait(&meta))
+}
+
+fn is_pipe(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_fifo()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
 }
 
 fn may_wait(meta: &std::fs::Metadata) -> bool {
@@ -142,6 +185,15 @@ mod tests {
         let (reader, mut writer) = std::io::pipe().unwrap();
         let reader = File::from(std::os::fd::OwnedFd::from(reader));
         let waits = Waits::of_file(&reader).expect("a pipe may wait");
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            waits.widen_pipe();
+            #[allow(unsafe_code)]
+            // SAFETY: fcntl on the pipe this test holds open.
+            let bytes = unsafe { libc::fcntl(reader.as_raw_fd(), libc::F_GETPIPE_SZ) };
+            assert!(bytes >= PIPE_BYTES, "{bytes}");
+        }
         let started = Instant::now();
         assert!(!waits.ready_within(Duration::ZERO));
         assert!(!waits.ready_within(Duration::from_millis(30)));

@@ -688,6 +688,10 @@ fn open(
         }
         Source::Reader { reader, .. } => (reader, None),
     };
+    // Fewer, larger reads of a fast pipe: each read while lines are held costs a poll.
+    if let Some(waits) = waits {
+        waits.widen_pipe();
+    }
     Ok((finish_open(raw, progress)?, waits))
 }
 
