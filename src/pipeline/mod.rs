@@ -285,7 +285,8 @@ pub struct PipelineOptions {
     /// this long, then hands its lines to the workers. `None` holds them until their chunk is
     /// full or the input ends. Regular files, objects in storage and
     /// [`Source::Reader`]s are never waited on this way, and a source that always has bytes
-    /// ready fills its chunks as before.
+    /// ready fills its chunks as before. (On Linux a pipe input is also widened to 256 KiB,
+    /// whatever this says: fewer, larger reads.)
     pub linger: Option<Duration>,
 }
 
