@@ -72,3 +72,53 @@ impl Linger {
         }
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::fs::File;
+    use std::io::{Read, Write};
+
+    #[test]
+    fn the_linger_is_counted_from_the_first_line_held_not_from_the_last_read() {
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        let mut reader = File::from(std::os::fd::OwnedFd::from(reader));
+        let most = Duration::from_millis(100);
+        let mut linger = Linger::new(Some(most));
+        linger.source(Waits::of_file(&reader));
+
+        // Nothing held and nothing owed: read (and wait) at once, without polling.
+        let started = Instant::now();
+        assert!(!linger.quiet(false));
+        assert!(started.elapsed() < most);
+
+        // Lines held on a silent pipe: the whole linger, then hand them off.
+        let started = Instant::now();
+        assert!(linger.quiet(true));
+        assert!(started.elapsed() >= most);
+        linger.sent(true, true);
+
+        // Bytes ready: read them, whenever the first line was held.
+        writer.write_all(b"{}\n").unwrap();
+        assert!(!linger.quiet(true));
+        std::thread::sleep(most + Duration::from_millis(20));
+        assert!(!linger.quiet(true));
+        reader.read_exact(&mut [0; 3]).unwrap();
+        // Past the linger, a pipe that is dry now is not waited on any more.
+        let started = Instant::now();
+        assert!(linger.quiet(true));
+        assert!(started.elapsed() < most, "{:?}", started.elapsed());
+
+        // A full chunk sent without a flush leaves its output owed: asked even with nothing held.
+        linger.sent(true, true);
+        linger.sent(false, true);
+        assert!(linger.owed());
+        assert!(linger.quiet(false));
+
+        // Without a linger, or for a source that cannot wait, never.
+        let mut off = Linger::new(None);
+        off.source(Waits::of_file(&reader));
+        off.sent(false, true);
+        assert!(!off.owed() && !off.quiet(true));
+    }
+}
