@@ -97,8 +97,9 @@
 //! | `sample` | `ops::SampleOp`, reservoir sampling | rand_pcg |
 //! | `parquet` | `export --format parquet` | arrow-array, arrow-schema, parquet |
 #![deny(missing_docs)]
-// One module needs `unsafe`: stage 1's x86-64 classifiers (`json/stage1/x86.rs`), which allows
-// it for itself with a safety argument at each block. Everywhere else it is an error.
+// `unsafe` is allowed where it is needed, with a safety argument at each block: stage 1's
+// classifiers (`json/stage1/x86.rs`, `neon.rs`), and the one poll(2) call of `io/waits.rs`.
+// Everywhere else it is an error.
 #![deny(unsafe_code)]
 
 #[cfg(feature = "batch")]

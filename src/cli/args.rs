@@ -156,8 +156,8 @@ pub struct OutputArgs {
     #[arg(long, value_enum, value_name = "KIND")]
     pub compress: Option<CompressArg>,
 
-    /// Flush every output line as soon as it is judged, for interactive tails (slower);
-    /// otherwise output is written in large blocks.
+    /// Flush every output line as soon as it is judged (slower); otherwise output is written in
+    /// large blocks, and within 50 ms of a line when the input goes quiet.
     #[arg(long)]
     pub line_buffered: bool,
 

@@ -136,6 +136,9 @@ pub(crate) enum Pinned<'a> {
     Line(Line<'a>, usize),
     /// The buffer is full of lines not yet handed off: call [`LineReader::hand_off`] first.
     Full,
+    /// The source went quiet: the next read would wait, and the caller's `quiet` said not to
+    /// wait for it. Hand off the lines read so far (there may be none), then call again.
+    Quiet,
     /// The end of the stream.
     End,
 }
@@ -148,8 +151,23 @@ enum Next {
         terminated: bool,
     },
     Full,
+    Quiet,
     End,
 }
+
+/// What [`LineReader::fill`] did.
+enum Fill {
+    /// Read some bytes, or met the end of the stream.
+    Read,
+    /// Read nothing: the buffer is full of pinned lines.
+    Full,
+    /// Read nothing: the caller's `quiet` said not to wait for the source.
+    Quiet,
+}
+
+/// Asked before a pinned reader's read that may wait, with whether lines returned since the
+/// last hand-off are held: true means "do not read now, hand off instead".
+pub(crate) type Quiet<'a> = &'a mut dyn FnMut(bool) -> bool;
 
 impl<R: Read> LineReader<R> {
     /// A reader with the default cap, [`DEFAULT_MAX_LINE_BYTES`].
@@ -236,22 +254,26 @@ impl<R: Read> LineReader<R> {
             self.keep_from.is_none(),
             "a pinned reader is read with next_pinned"
         );
-        Ok(match self.next()? {
+        Ok(match self.next(None)? {
             Next::Line { avail, terminated } => Some(self.take_line(avail, terminated)),
-            // Never `Full`: only a pinned reader keeps bytes from moving.
-            Next::End | Next::Full => None,
+            // Never `Full` or `Quiet`: only a pinned reader keeps bytes from moving, and only
+            // a caller's `quiet` stops a read.
+            Next::End | Next::Full | Next::Quiet => None,
         })
     }
 
-    /// Pinned mode: the next line and where it starts in the buffer, or `Full` when the lines
-    /// not yet handed off fill the buffer. Errors are as for [`next_line`](Self::next_line).
-    pub(crate) fn next_pinned(&mut self) -> io::Result<Pinned<'_>> {
-        Ok(match self.next()? {
+    /// Pinned mode: the next line and where it starts in the buffer, `Full` when the lines
+    /// not yet handed off fill the buffer, or `Quiet` when, before a read, `quiet` (told
+    /// whether lines are held) said not to read now. Errors are as for
+    /// [`next_line`](Self::next_line).
+    pub(crate) fn next_pinned(&mut self, quiet: Quiet<'_>) -> io::Result<Pinned<'_>> {
+        Ok(match self.next(Some(quiet))? {
             Next::Line { avail, terminated } => {
                 let start = self.pos;
                 Pinned::Line(self.take_line(avail, terminated), start)
             }
             Next::Full => Pinned::Full,
+            Next::Quiet => Pinned::Quiet,
             Next::End => Pinned::End,
         })
     }
@@ -283,8 +305,11 @@ impl<R: Read> LineReader<R> {
         0
     }
 
-    /// Finds the pending line's end, reading as needed.
-    fn next(&mut self) -> io::Result<Next> {
+    /// Finds the pending line's end, reading as needed (asking `quiet` first, when given).
+    fn next<'q>(
+        &mut self,
+        mut quiet: Option<&mut (dyn FnMut(bool) -> bool + 'q)>,
+    ) -> io::Result<Next> {
         if !self.bom_checked {
             self.skip_bom()?;
         }
@@ -311,8 +336,10 @@ impl<R: Read> LineReader<R> {
                     terminated: false,
                 });
             }
-            if !self.fill()? {
-                return Ok(Next::Full);
+            match self.fill(quiet.as_deref_mut())? {
+                Fill::Read => {}
+                Fill::Full => return Ok(Next::Full),
+                Fill::Quiet => return Ok(Next::Quiet),
             }
         }
     }
@@ -377,8 +404,11 @@ impl<R: Read> LineReader<R> {
 
     /// Skips a BOM at the very start, even when it arrives over several short reads.
     fn skip_bom(&mut self) -> io::Result<()> {
-        // At the start nothing is pinned, so `fill` always has room.
-        while self.end - self.pos < BOM.len() && !self.eof && self.fill()? {}
+        // At the start nothing is pinned, so `fill` always has room. Nothing is held either, so
+        // there is nothing to ask `quiet` about.
+        while self.end - self.pos < BOM.len() && !self.eof && matches!(self.fill(None)?, Fill::Read)
+        {
+        }
         if self.buf[self.pos..self.end].starts_with(BOM) {
             // Pinned, the BOM is no line's: left held, it kept a full buffer from moving with
             // no line to hand off (a BOM, then a first line longer than the buffer).
@@ -455,9 +485,11 @@ impl<R: Read> LineReader<R> {
     }
 
     /// Reads more bytes after the pending ones, rolling them to the front and growing the buffer
-    /// first if there is no room. Sets `eof` when the reader has no more. Returns false, having
-    /// read nothing, when the buffer is full and pinned lines keep its bytes from moving.
-    fn fill(&mut self) -> io::Result<bool> {
+    /// first if there is no room. Sets `eof` when the reader has no more. Returns `Full`,
+    /// having read nothing, when the buffer is full and pinned lines keep its bytes from
+    /// moving, and `Quiet`, having read nothing, when `quiet` (asked just before the read, with
+    /// whether pinned lines are held) says not to read now.
+    fn fill<'q>(&mut self, quiet: Option<&mut (dyn FnMut(bool) -> bool + 'q)>) -> io::Result<Fill> {
         let movable = self.keep_from.is_none_or(|from| from == self.pos);
         if movable && self.pos > 0 {
             self.buf.copy_within(self.pos..self.end, 0);
@@ -469,7 +501,7 @@ impl<R: Read> LineReader<R> {
         }
         if self.end == self.buf.len() {
             if !movable {
-                return Ok(false);
+                return Ok(Fill::Full);
             }
             // A pending line holds at most cap + 1 bytes before it is judged too long, and at
             // most the prefix after: beyond that, the buffer only needs room for one read.
@@ -489,15 +521,20 @@ impl<R: Read> LineReader<R> {
             None => self.buf.len(),
         };
         let room = limit - self.end;
+        if let Some(quiet) = quiet {
+            if quiet(!movable) {
+                return Ok(Fill::Quiet);
+            }
+        }
         loop {
             match self.rdr.read(&mut self.buf[self.end..limit]) {
                 Ok(0) => {
                     self.eof = true;
-                    return Ok(true);
+                    return Ok(Fill::Read);
                 }
                 Ok(n) if n <= room => {
                     self.end += n;
-                    return Ok(true);
+                    return Ok(Fill::Read);
                 }
                 // A broken `Read` impl must not make us index past the buffer.
                 Ok(_) => {
@@ -948,14 +985,16 @@ mod pinned_tests {
     /// A line handed out but not yet handed off: its start in the buffer and what it was.
     type Held = (usize, u64, u64, usize, u64, LineKind);
 
-    /// Frames `data` in pinned mode, handing off after the lines `hand_offs` picks (cycled) and
-    /// whenever the reader is full, reading the lines back from the buffers handed off.
+    /// Frames `data` in pinned mode, handing off after the lines `hand_offs` picks (cycled),
+    /// whenever the reader is full, and whenever `quiets` (cycled, asked before each read)
+    /// says the source is quiet, reading the lines back from the buffers handed off.
     fn pinned(
         data: &[u8],
         sizes: &[usize],
         cap: usize,
         target: usize,
         hand_offs: &[bool],
+        quiets: &[bool],
     ) -> Vec<Seen> {
         let mut rdr = LineReader::pinned(Split(data, sizes, 0), cap, target);
         // Spares of every sort: empty, short, long, all holding old bytes.
@@ -973,8 +1012,25 @@ mod pinned_tests {
             spares.push(spare);
         };
         let mut count = 0;
+        let mut asked = 0;
+        // What `quiet` was told in the last call: whether lines wait for a hand-off.
+        let told = std::cell::Cell::new(None);
+        let mut quiet = |holding: bool| {
+            told.set(Some(holding));
+            asked += 1;
+            // Quiet with nothing held too (output owed a flush), but not every time: the
+            // reader must get to read.
+            quiets[asked % quiets.len()] && (holding || asked % 3 != 0)
+        };
         loop {
-            let step = rdr.next_pinned().expect("reads from memory do not fail");
+            let holding = !held.is_empty();
+            told.set(None);
+            let step = rdr
+                .next_pinned(&mut quiet)
+                .expect("reads from memory do not fail");
+            if let Some(told) = told.get() {
+                assert_eq!(told, holding, "quiet is told whether lines are held");
+            }
             match step {
                 Pinned::Line(line, start) => {
                     held.push((
@@ -992,6 +1048,10 @@ mod pinned_tests {
                 }
                 Pinned::Full => {
                     assert!(!held.is_empty(), "full only with lines to hand off");
+                    hand_off(&mut rdr, &mut held);
+                }
+                Pinned::Quiet => {
+                    assert!(told.get().is_some(), "quiet only when asked");
                     hand_off(&mut rdr, &mut held);
                 }
                 Pinned::End => {
@@ -1043,10 +1103,11 @@ mod pinned_tests {
             cap in prop_oneof![Just(0usize), 1usize..50, 4_000usize..80_000, Just(DEFAULT_MAX_LINE_BYTES)],
             target in prop_oneof![1usize..64, 64usize..5_000, Just(1usize << 20)],
             hand_offs in prop::collection::vec(any::<bool>(), 1..6),
+            quiets in prop::collection::vec(any::<bool>(), 1..6),
         ) {
             let data = pieces.concat();
             let expected = unpinned(&data, cap);
-            prop_assert_eq!(pinned(&data, &sizes, cap, target, &hand_offs), expected);
+            prop_assert_eq!(pinned(&data, &sizes, cap, target, &hand_offs, &quiets), expected);
         }
     }
 }

@@ -54,11 +54,13 @@ pub fn sniff(prefix: &[u8]) -> Compression {
 /// ```
 pub fn decompressed<'a, R: Read + 'a>(mut rdr: R) -> io::Result<(Compression, Box<dyn Read + 'a>)> {
     let mut magic = [0; 6];
-    let mut n = read_prefix(&mut rdr, &mut magic[..4])?;
-    // Two bytes more only where the first four may begin a format that needs six to be told
-    // (an interactive producer's first short line is not waited on otherwise).
+    // Up to four bytes, but no more once those read can begin no format we know: a JSON line
+    // starts with `{` (or a BOM, or white space), and an interactive producer's first line, however
+    // short, is not waited on to tell it from compression (docs/cli.md#latency).
+    let mut n = read_prefix(&mut rdr, &mut magic[..4], may_begin_magic)?;
+    // Two bytes more only where the first four may begin a format that needs six to be told.
     if n == 4 && (magic[..4] == XZ[..4] || magic.starts_with(b"BZh")) {
-        n += read_prefix(&mut rdr, &mut magic[4..])?;
+        n += read_prefix(&mut rdr, &mut magic[4..], |_| true)?;
     }
     if let Some(format) = unsupported(&magic[..n]) {
         return Err(io::Error::new(
@@ -88,13 +90,44 @@ fn unsupported(prefix: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// Reads until `buf` is full or the stream ends; returns how many bytes it holds.
-fn read_prefix<R: Read>(rdr: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+/// Whether `prefix` (up to four bytes) may be the start of a magic number we tell apart:
+/// gzip's, zstd's (a frame or a skippable frame), or one of the formats refused by name.
+fn may_begin_magic(prefix: &[u8]) -> bool {
+    const ANY_DIGIT: (u8, u8) = (b'1', b'9');
+    const MAGICS: [&[(u8, u8)]; 7] = [
+        &[(0x1F, 0x1F), (0x8B, 0x8B)],
+        &[(0x28, 0x28), (0xB5, 0xB5), (0x2F, 0x2F), (0xFD, 0xFD)],
+        &[(0x50, 0x5F), (0x2A, 0x2A), (0x4D, 0x4D), (0x18, 0x18)],
+        &[(0xFD, 0xFD), (b'7', b'7'), (b'z', b'z'), (b'X', b'X')],
+        &[(b'B', b'B'), (b'Z', b'Z'), (b'h', b'h'), ANY_DIGIT],
+        &[(0x04, 0x04), (0x22, 0x22), (0x4D, 0x4D), (0x18, 0x18)],
+        &[(0x02, 0x02), (0x21, 0x21), (0x4C, 0x4C), (0x18, 0x18)],
+    ];
+    MAGICS.iter().any(|magic| {
+        prefix
+            .iter()
+            .zip(magic.iter())
+            .all(|(&b, &(low, high))| (low..=high).contains(&b))
+    })
+}
+
+/// Reads until `buf` is full, the stream ends, or the bytes read so far fail `go_on`; returns
+/// how many bytes it holds.
+fn read_prefix<R: Read>(
+    rdr: &mut R,
+    buf: &mut [u8],
+    go_on: fn(&[u8]) -> bool,
+) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match rdr.read(&mut buf[n..]) {
             Ok(0) => break,
-            Ok(k) => n += k.min(buf.len() - n),
+            Ok(k) => {
+                n += k.min(buf.len() - n);
+                if !go_on(&buf[..n]) {
+                    break;
+                }
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
@@ -221,6 +254,53 @@ mod tests {
             rdr.read_to_end(&mut out).unwrap();
             assert_eq!(out, TEXT);
         }
+    }
+
+    #[test]
+    fn a_short_first_line_is_not_waited_on() {
+        /// Hands out its bytes in one read, then panics: on a quiet pipe another read would
+        /// wait for the producer's next line.
+        struct Once(Option<&'static [u8]>);
+        impl Read for Once {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let bytes = self
+                    .0
+                    .take()
+                    .expect("read again: the sniff waited for more");
+                buf[..bytes.len()].copy_from_slice(bytes);
+                Ok(bytes.len())
+            }
+        }
+        // (`[` and `Z` may begin a skippable zstd frame, 0x50 to 0x5F: those read on.)
+        for first in [
+            &b"1\n"[..],
+            b"{}\n",
+            b"\xEF\xBB",
+            b" ",
+            b"[\n",
+            b"B\n",
+            b"\x28\xB5\n",
+        ] {
+            let (compression, _) = decompressed(Once(Some(first))).unwrap();
+            assert_eq!(compression, Compression::None, "{first:?}");
+        }
+    }
+
+    #[test]
+    fn magic_numbers_arriving_a_byte_at_a_time_are_still_told() {
+        let refused: [&[u8]; 4] = [
+            b"\xFD7zXZ\x00rest",
+            b"BZh91AY&SY",
+            b"\x04\x22\x4D\x18rest",
+            b"\x02\x21\x4C\x18rest",
+        ];
+        for input in refused {
+            let err = decompressed(Trickle(input, false)).map(|_| ()).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::Unsupported, "{input:?}");
+        }
+        let skippable = [&b"\x5A\x2A\x4D\x18\x00\x00\x00\x00"[..], &zstd(TEXT)].concat();
+        let (compression, _) = decompressed(Trickle(&skippable, false)).unwrap();
+        assert_eq!(compression, Compression::Zstd);
     }
 
     /// Every proper prefix of a compressed stream (that still sniffs as compressed) must fail

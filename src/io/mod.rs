@@ -28,6 +28,7 @@ pub mod remote;
 mod reread;
 mod source;
 mod temp;
+mod waits;
 
 pub use decompress::{decompressed, sniff, Compression};
 pub use endings::Endings;
@@ -37,6 +38,7 @@ pub use source::Source;
 #[cfg(feature = "batch")]
 pub(crate) use temp::is_temporary_file_name;
 pub(crate) use temp::SpillFile;
+pub(crate) use waits::{path_may_wait, Waits};
 
 // The command line's glue, not part of the API: the checks of paths given as arguments, inputs
 // read twice (`dedupe --keep newest`), and the temporary files a signal handler removes.

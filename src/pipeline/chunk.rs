@@ -90,6 +90,9 @@ pub(super) struct Chunk<T = ()> {
     pub bytes_in: u64,
     /// Set on the last chunk of a source that could not be read to its end.
     pub failure: Option<InputFailure>,
+    /// Handed off because the source went quiet (the linger): once it is written, every
+    /// output is flushed.
+    pub flush: bool,
     /// Set by a worker whose operation panicked on this chunk: the panic's message.
     pub panic: Option<String>,
     /// The first line not yet worked on, when the output reached its budget first.
@@ -105,6 +108,7 @@ impl<T> Chunk<T> {
         self.held = 0;
         self.bytes_in = 0;
         self.failure = None;
+        self.flush = false;
         self.panic = None;
         self.resume_at = None;
         self.out.clear();
@@ -116,6 +120,11 @@ impl<T> Chunk<T> {
     pub fn is_full(&self, chunk_bytes: usize) -> bool {
         self.held >= chunk_bytes
             || self.spans.len() * std::mem::size_of::<LineSpan>() >= chunk_bytes.max(MIN_SPAN_BYTES)
+    }
+
+    /// Whether the chunk holds any line (blank ones included).
+    pub fn has_lines(&self) -> bool {
+        !self.spans.is_empty()
     }
 
     /// The number of the chunk's first line (0 when it has none).

@@ -16,6 +16,7 @@ mod cli_filter;
 mod cli_gen;
 mod cli_help;
 mod cli_input_kinds;
+mod cli_latency;
 mod cli_manual;
 mod cli_migrate;
 mod cli_names;

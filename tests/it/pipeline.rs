@@ -377,3 +377,179 @@ fn op_constructors_refuse_bad_settings() {
     let op = RedriveOp::new(rules(), "2024-05-01T12:00:00.000Z").unwrap();
     assert_eq!(op.at(), "2024-05-01T12:00:00.000Z");
 }
+
+/// An output that notes how many bytes it had taken at each flush, and says so on a channel.
+struct Flushes {
+    bytes: Vec<u8>,
+    at: Vec<usize>,
+    told: Option<std::sync::mpsc::Sender<usize>>,
+}
+
+impl Flushes {
+    fn new(told: Option<std::sync::mpsc::Sender<usize>>) -> Self {
+        Flushes {
+            bytes: Vec::new(),
+            at: Vec::new(),
+            told,
+        }
+    }
+}
+
+impl Write for Flushes {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.at.push(self.bytes.len());
+        if let Some(told) = &self.told {
+            let _ = told.send(self.bytes.len());
+        }
+        Ok(())
+    }
+}
+
+/// `PanicsOnBoom` (which echoes every other line) over `sources` into a `Flushes`, with
+/// another as the rejects, which it never writes to.
+fn echo(
+    sources: Vec<Source>,
+    options: PipelineOptions,
+    out: &mut Flushes,
+    rejects: &mut Flushes,
+) -> Summary {
+    let outputs = Outputs {
+        primary: Some(out),
+        secondary: None,
+        rejects: Some(rejects),
+        messages: None,
+    };
+    pipeline::run(sources, &PanicsOnBoom, options, outputs, None)
+        .unwrap()
+        .0
+}
+
+/// Where each line of `data` ends.
+fn line_ends(data: &[u8]) -> Vec<usize> {
+    let mut end = 0;
+    data.split_inclusive(|&b| b == b'\n')
+        .map(|line| {
+            end += line.len();
+            end
+        })
+        .collect()
+}
+
+/// `--line-buffered` keeps its meaning: a flush after every line, whatever the source. Without
+/// it, a source that never waits (an embedder's reader, a regular file) is never flushed by
+/// the pipeline: its output goes out in large blocks, as before the linger.
+#[test]
+fn line_buffered_flushes_after_every_line_and_a_file_is_never_flushed_early() {
+    let data: Vec<u8> = (0..20)
+        .map(|i| format!("{{\"n\":{i}}}\n"))
+        .collect::<String>()
+        .into();
+    let reader = |data: &[u8]| Source::Reader {
+        name: "r".into(),
+        reader: Box::new(Cursor::new(data.to_vec())),
+    };
+    for jobs in [1, 2] {
+        let mut options = PipelineOptions::default();
+        options.jobs = jobs;
+        options.line_buffered = true;
+        let mut out = Flushes::new(None);
+        echo(
+            vec![reader(&data)],
+            options,
+            &mut out,
+            &mut Flushes::new(None),
+        );
+        assert_eq!(out.bytes, data);
+        assert_eq!(
+            out.at,
+            line_ends(&data),
+            "-j{jobs}: a flush after each line"
+        );
+    }
+
+    let dir = std::env::temp_dir().join(format!("rdq-linger-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("in.jsonl");
+    std::fs::write(&file, &data).unwrap();
+    for source in [reader(&data), Source::Path(file.clone())] {
+        let mut out = Flushes::new(None);
+        let mut rejects = Flushes::new(None);
+        let books = echo(
+            vec![source],
+            PipelineOptions::default(),
+            &mut out,
+            &mut rejects,
+        );
+        assert_eq!((out.bytes.as_slice(), books.lines), (&data[..], 20));
+        assert!(out.at.is_empty(), "no flush: {:?}", out.at);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A FIFO named as a source, written a line at a time: each line is written and flushed while
+/// the FIFO is still open (within 2 s; the linger is 50 ms), and only the outputs written to.
+/// With `linger: None`, nothing is flushed before the input ends.
+#[test]
+fn a_quiet_fifo_source_has_each_line_flushed_while_it_is_open() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let dir = std::env::temp_dir().join(format!("rdq-linger-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for linger in [true, false] {
+        let fifo = dir.join(format!("in-{linger}.fifo"));
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let data: Vec<u8> = (0..3)
+            .map(|i| format!("{{\"n\":{i}}}\n"))
+            .collect::<String>()
+            .into();
+        let (told, flushed) = mpsc::channel();
+        let producer = {
+            let (fifo, data) = (fifo.clone(), data.clone());
+            std::thread::spawn(move || -> Result<(), String> {
+                let mut writer = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+                let mut most = 0;
+                for (line, end) in data.split_inclusive(|&b| b == b'\n').zip(line_ends(&data)) {
+                    writer.write_all(line).unwrap();
+                    let wait = if linger { 2000 } else { 300 };
+                    let deadline = std::time::Instant::now() + Duration::from_millis(wait);
+                    while most < end {
+                        let left = deadline.saturating_duration_since(std::time::Instant::now());
+                        match flushed.recv_timeout(left) {
+                            Ok(at) => most = at,
+                            Err(_) if !linger => break,
+                            Err(_) => {
+                                return Err(format!(
+                                "the line ending at {end} was not flushed while the input was open"
+                            ))
+                            }
+                        }
+                    }
+                    if !linger && most > 0 {
+                        return Err("flushed without a linger".into());
+                    }
+                }
+                Ok(())
+            })
+        };
+        let mut options = PipelineOptions::default();
+        options.jobs = 2;
+        options.linger = linger.then_some(pipeline::DEFAULT_LINGER);
+        let mut out = Flushes::new(Some(told));
+        let mut rejects = Flushes::new(None);
+        let source = vec![Source::Path(fifo.clone())];
+        let books = echo(source, options, &mut out, &mut rejects);
+        producer.join().unwrap().unwrap();
+        assert_eq!((out.bytes, books.lines), (data, 3));
+        // An output with nothing new is not flushed: no empty blocks in a compressed one.
+        assert!(rejects.at.is_empty(), "{:?}", rejects.at);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,4 +1,5 @@
-//! The aarch64 block classifier, NEON: with `x86`, the crate's only `unsafe` code.
+//! The aarch64 block classifier, NEON: with `x86` and one poll(2) call in `io/waits.rs`, the
+//! crate's only `unsafe` code.
 //!
 //! The steps of the x86 classifiers in 16-byte vectors. NEON has no `movemask`: each class's
 //! four comparison vectors (64 lanes of 0x00 or 0xFF) become one bit per byte by keeping bit

@@ -1,4 +1,5 @@
-//! The x86-64 block classifiers, AVX2 and SSE4.2: the crate's only `unsafe` code.
+//! The x86-64 block classifiers, AVX2 and SSE4.2: with `neon.rs` and one poll(2) call in
+//! `io/waits.rs`, the crate's only `unsafe` code.
 //!
 //! Each of the 64 bytes is compared with the bytes stage 1 cares about, 32 (AVX2) or 16
 //! (SSE4.2) at a time, and each comparison's lanes are gathered into one bit per byte. Both

@@ -68,7 +68,7 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l submit -d 'Judge lines as the submit subset: what a client sends before the server assigns identity and state (docs/envelope.md#the-submit-subset)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l warnings -d 'Also report the warnings (ID_TIME_MISMATCH, CREATED_AFTER_START), valid lines included'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l count -d 'How many lines to write (or --size)' -r
@@ -114,7 +114,7 @@ always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l warnings -d 'Print the warnings of the lines written (ID_TIME_MISMATCH, CREATED_AFTER_START) on standard error, in the human form of validate'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l at -d 'When the redriven tasks are due again (next_attempt_at), or with --rate or --spread the first may be: 2024-05-01T12:00:00.000Z, 2024-05-01 (midnight UTC), RFC 3339 with any offset, or 2h, 3d, 90m (before now)' -r
@@ -139,7 +139,7 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l now -d 'They are due now: the time the run starts (the default)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l dry-run -d 'Write nothing: print what would be redriven (per queue, when) and rejected'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l keep -d 'Which copy of an ID to keep: the one with the most history (greatest redrive_count, then most attempts, then latest last finished_at, then the later line), or the first' -r -f -a "newest\t''
@@ -160,7 +160,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l col
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l seed -d 'The seed of the random choice: the same seed and input give the same sample, for any -j. Without it, a seed is drawn and printed on standard error' -r
@@ -180,7 +180,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l col
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l queue -d 'The queue matches GLOB (repeatable)' -r
@@ -229,7 +229,7 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l invert -d 'Emit the valid lines that do not match instead'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l count -d 'Print only the number of matching lines'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l fields -d 'The columns, comma-separated, from: id, envelope_version, queue, handler_ref, handler_version, status, attempt_count, redrive_count, created_at, next_attempt_at, lease_expires_at, payload_content_type, payload_bytes, source, header.KEY, last.outcome, last.error.type, last.error.message, last.started_at, last.finished_at, fingerprint [default: id, queue, handler_ref, status, attempt_count, redrive_count, created_at, last.outcome, last.error.type, last.error.message, last.finished_at, fingerprint]' -r
@@ -253,7 +253,7 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l neutralize-formulas -d 'CSV and TSV: prefix with \' (and quote) every text cell that begins with = + - @ tab or CR, so that a spreadsheet shows it as text instead of running it as a formula (the default)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l no-neutralize-formulas -d 'CSV and TSV: write such cells as they are (counted on standard error)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l by -d 'What to count the envelopes by. error_type and outcome are the last attempt\'s; fingerprint is the last error\'s, with each group\'s type, template, times and IDs' -r -f -a "queue\t''
@@ -282,7 +282,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l colo
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand show" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
@@ -361,7 +361,7 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l submit -d 'Judge lines as the submit subset: what a client sends before the server assigns identity and state (docs/envelope.md#the-submit-subset)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l warnings -d 'Also report the warnings (ID_TIME_MISMATCH, CREATED_AFTER_START), valid lines included'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l list -d 'Print the names of the input folder\'s shards, one per line, and exit'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l in-flight -d 'With --assemble: other shards may still be running (a runner recording its progress), so their temporary files are left alone'
@@ -395,7 +395,7 @@ always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l warnings -d 'Print the warnings of the lines written (ID_TIME_MISMATCH, CREATED_AFTER_START) on standard error, in the human form of validate'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l list -d 'Print the names of the input folder\'s shards, one per line, and exit'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l in-flight -d 'With --assemble: other shards may still be running (a runner recording its progress), so their temporary files are left alone'
@@ -450,7 +450,7 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l invert -d 'Emit the valid lines that do not match instead'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l count -d 'Print only the number of matching lines'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l line-buffered -d 'Flush every output line as soon as it is judged, for interactive tails (slower); otherwise output is written in large blocks'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l list -d 'Print the names of the input folder\'s shards, one per line, and exit'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l in-flight -d 'With --assemble: other shards may still be running (a runner recording its progress), so their temporary files are left alone'
