@@ -54,7 +54,7 @@ fn live() -> std::sync::MutexGuard<'static, Vec<Live>> {
 /// completed after this). Every multipart upload still open is aborted, including those
 /// whose creation the store is still answering (`ending.rs`), and the objects the run holds
 /// only while it lives are removed (a `batch` lock: see `objects::put_held`); all of it
-/// within [`ABORT_WAIT`] in all, past which a bucket lifecycle rule cleans up.
+/// within `ABORT_WAIT` (30 s) in all, past which a bucket lifecycle rule cleans up.
 pub fn abort_live_uploads() {
     let deadline = std::time::Instant::now() + ABORT_WAIT;
     let uploads: Vec<Live> = {
