@@ -26,6 +26,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from throughput import run_timed  # noqa: E402  (one way to time a run, beside it)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The throughput script's selective filter (benches/throughput.py).
 FILTER = "--status DEAD --error-type 'java.net.*' --min-attempts 2"
@@ -71,15 +74,7 @@ def latency(binary, args, lines, pace):
 
 def timed(cmd):
     """Runs `cmd` (shell); returns (wall seconds, CPU seconds of every process it ran)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(["/bin/sh", "-c", cmd], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    stderr = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        sys.exit(f"failed ({code}): {cmd}\n{stderr.decode(errors='replace')}")
+    seconds, usage = run_timed(cmd)
     return seconds, usage.ru_utime + usage.ru_stime
 
 

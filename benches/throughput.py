@@ -53,9 +53,10 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, shell=True, check=True, **kw)
 
 
-def timed(cmd):
-    """Runs `cmd` (shell) with output discarded; returns (seconds, peak RSS in KiB). The peak
-    is the process's own (wait4), or for a pipeline the largest of its processes."""
+def run_timed(cmd):
+    """Runs `cmd` (shell) with output discarded; returns (seconds, its resource usage). The
+    usage is the process's own (wait4), or for a pipeline its processes'. benches/latency.py
+    times its runs with this too."""
     start = time.perf_counter()
     proc = subprocess.Popen(["/bin/sh", "-c", cmd if "|" in cmd else f"exec {cmd}"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -66,6 +67,13 @@ def timed(cmd):
     # validate exits 1 when some line was rejected: only 2 and up is a failure here.
     if code not in (0, 1):
         sys.exit(f"failed ({code}): {cmd}\n{stderr.decode(errors='replace')}")
+    return seconds, usage
+
+
+def timed(cmd):
+    """Runs `cmd` (shell) with output discarded; returns (seconds, peak RSS in KiB). The peak
+    is the process's own, or for a pipeline the largest of its processes."""
+    seconds, usage = run_timed(cmd)
     return seconds, usage.ru_maxrss
 
 
