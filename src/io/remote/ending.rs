@@ -13,7 +13,7 @@
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
 /// Set once, when the run ends for any reason but success (a signal, the `--where` watchdog,
@@ -24,38 +24,61 @@ static ENDING: AtomicBool = AtomicBool::new(false);
 static IN_FLIGHT: Mutex<usize> = Mutex::new(0);
 static SETTLED: Condvar = Condvar::new();
 
-fn in_flight() -> std::sync::MutexGuard<'static, usize> {
+fn in_flight() -> MutexGuard<'static, usize> {
     IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Whether the run is ending: a creation that returns now undoes what it made.
-pub(super) fn is_ending() -> bool {
+fn is_ending() -> bool {
     ENDING.load(Ordering::SeqCst)
 }
 
 /// The error of a creation refused or undone because the run is ending. The run's own ending
 /// says why; this is never the message a user reads first.
-pub(super) fn ended(url: &str) -> io::Error {
+fn ended(url: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::Interrupted,
         format!("{url}: not created: the run is ending"),
     )
 }
 
-/// A creation in flight, counted until dropped.
-pub(super) struct Creation(());
+/// A creation in flight, counted until dropped; it names what it creates, for messages.
+pub(super) struct Creation {
+    url: String,
+}
 
 impl Creation {
     /// Counts a creation about to be sent, unless the run is already ending (then it must not
     /// be sent at all: the error says so).
     pub(super) fn start(url: &str) -> io::Result<Creation> {
         *in_flight() += 1;
+        let creation = Creation {
+            url: url.to_owned(),
+        };
         // After the count, so that an ending that missed the count is seen here.
         if is_ending() {
-            drop(Creation(()));
-            return Err(ended(url));
+            return Err(ended(&creation.url));
         }
-        Ok(Creation(()))
+        Ok(creation)
+    }
+
+    /// The creation has returned: what it made is recorded in `registry` (the list the ending
+    /// drains) by `record`, both under the registry's lock, unless the run is ending; then the
+    /// ending has already drained the registry, so `undo` removes what was made here and the
+    /// creation is an error. The count ends after either.
+    pub(super) fn settle<T>(
+        self,
+        mut registry: MutexGuard<'_, T>,
+        record: impl FnOnce(&mut T),
+        undo: impl FnOnce(),
+    ) -> io::Result<()> {
+        if is_ending() {
+            drop(registry);
+            undo();
+            return Err(ended(&self.url));
+        }
+        record(&mut registry);
+        Ok(())
     }
 }
 

@@ -7,7 +7,7 @@ use std::io;
 use futures_util::TryStreamExt;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 
-use super::ending::{self, Creation};
+use super::ending::Creation;
 use super::error::named;
 use super::read::object_path;
 use super::store;
@@ -163,15 +163,14 @@ pub fn put_held(
     let creation = Creation::start(&url)?;
     let written = put_if(bucket, key, bytes, e_tag)?;
     if let Written::Done(_) = written {
-        let mut held = held();
-        if ending::is_ending() {
-            drop(held);
-            let _ = delete(bucket, key);
-            return Err(ending::ended(&url));
-        }
-        held.push((bucket.to_owned(), key.to_owned()));
+        creation.settle(
+            held(),
+            |held| held.push((bucket.to_owned(), key.to_owned())),
+            || {
+                let _ = delete(bucket, key);
+            },
+        )?;
     }
-    drop(creation);
     Ok(written)
 }
 

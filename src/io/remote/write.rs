@@ -19,7 +19,7 @@ use object_store::multipart::{MultipartStore, PartId};
 use object_store::path::Path as ObjectPath;
 use object_store::{MultipartId, PutPayload};
 
-use super::ending::{self, Creation};
+use super::ending::Creation;
 use super::error::named;
 use super::store;
 
@@ -110,22 +110,19 @@ impl ObjectUpload {
         let creation = Creation::start(&url)?;
         let id = store::block_on(store.create_multipart(&path)).map_err(|e| named(&url, &e))?;
         let token = TOKENS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        {
-            let mut live = live();
-            if ending::is_ending() {
-                // The ending has aborted every upload it knew of; this one is ours to abort.
-                drop(live);
-                abort_within(&store, &path, &id);
-                return Err(ending::ended(&url));
-            }
-            live.push(Live {
-                token,
-                store: Arc::clone(&store),
-                path: path.clone(),
-                id: id.clone(),
-            });
-        }
-        drop(creation);
+        creation.settle(
+            live(),
+            |live| {
+                live.push(Live {
+                    token,
+                    store: Arc::clone(&store),
+                    path: path.clone(),
+                    id: id.clone(),
+                })
+            },
+            // The ending has aborted every upload it knew of; this one is ours to abort.
+            || abort_within(&store, &path, &id),
+        )?;
         Ok(ObjectUpload {
             url,
             store,
