@@ -23,6 +23,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{self, scratch};
+use crate::hostile::outputs::{names, temporaries};
 
 /// A valid line.
 const VALID: &str = include_str!("../data/dlq_line.json");
@@ -155,30 +156,6 @@ fn status_of(mut child: Child, what: &str) -> (i32, String) {
     }
 }
 
-/// The names in `dir` (recursively, relative), sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        for entry in fs::read_dir(&at).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path.clone());
-            }
-            found.push(path.strip_prefix(dir).unwrap().display().to_string());
-        }
-    }
-    found.sort();
-    found
-}
-
-fn temporary_files(dir: &Path) -> Vec<String> {
-    names(dir)
-        .into_iter()
-        .filter(|n| n.contains(".rdq-tmp."))
-        .collect()
-}
-
 /// A single run (`filter`) reading a zstd stream on standard input: its first line, then,
 /// once the test has seen the resource, the rest the ending asks for.
 struct Piped {
@@ -255,8 +232,10 @@ fn every_ending_removes_the_temporary_files_of_local_outputs() {
         command.current_dir(&dir);
         // The primary output in a folder of its own, which a failed commit loses.
         let run = Piped::start(command, ending, &["sub/out.jsonl", "rejects.jsonl"]);
-        wait_for("the temporary files", || temporary_files(&dir).len() == 2);
-        let (status, err) = run.end(ending, || fs::remove_dir_all(dir.join("sub")).unwrap());
+        let sub = dir.join("sub");
+        let held = || temporaries(&dir).len() + temporaries(&sub).len();
+        wait_for("the temporary files", || held() == 2);
+        let (status, err) = run.end(ending, || fs::remove_dir_all(&sub).unwrap());
         expect_status(ending, status, &err, &what);
         let mut left = names(&dir);
         left.retain(|n| n != "sub");
@@ -265,7 +244,12 @@ fn every_ending_removes_the_temporary_files_of_local_outputs() {
             fs::read_to_string(dir.join("out.jsonl")).unwrap(),
             "previous\n"
         );
-        assert!(!dir.join("sub/out.jsonl").exists(), "{what}");
+        // Nothing in the primary's folder either, where it is still there.
+        let in_sub = match sub.exists() {
+            true => names(&sub),
+            false => Vec::new(),
+        };
+        assert!(in_sub.is_empty(), "{what}: {in_sub:?}");
         fs::remove_dir_all(&dir).unwrap();
     }
 }
@@ -295,12 +279,6 @@ fn batch_command(base: Command, ending: Ending, input: &Path, out: &str, hook: &
         .unwrap()
 }
 
-/// A batch's status: a fatal ending's, or for the endings a batch takes as one shard's
-/// failure (the shard's error, commit or panic), 2 with the shard recorded as failed.
-fn expect_batch_status(ending: Ending, status: i32, err: &str, what: &str) {
-    expect_status(ending, status, err, what);
-}
-
 #[test]
 fn every_ending_removes_the_lock_file_of_a_batch_into_a_folder() {
     for ending in ENDINGS {
@@ -318,19 +296,19 @@ fn every_ending_removes_the_lock_file_of_a_batch_into_a_folder() {
         let child = batch_command(common::bin(), ending, &input, out.to_str().unwrap(), &hook);
         if let Ending::Signal(name, _) = ending {
             wait_for("the lock file and the shard's temporary files", || {
-                out.join(".rdq-batch.lock").exists() && !temporary_files(&out).is_empty()
+                out.join(".rdq-batch.lock").exists() && !temporaries(&out).is_empty()
             });
             std::thread::sleep(Duration::from_millis(300));
             signal(&child, name);
         }
         let (status, err) = status_of(child, &what);
-        expect_batch_status(ending, status, &err, &what);
+        expect_status(ending, status, &err, &what);
         let left = names(&out);
         assert!(
             !left.iter().any(|n| n.contains(".rdq-batch.lock")),
             "{what}: {left:?}"
         );
-        assert!(temporary_files(&out).is_empty(), "{what}: {left:?}");
+        assert!(temporaries(&out).is_empty(), "{what}: {left:?}");
         // (A failed commit's sabotage is a folder at the shard's output path.)
         assert!(
             !out.join("a.jsonl.zst").is_file() && !out.join("a.rejects.jsonl.zst").exists(),
@@ -433,7 +411,7 @@ mod on_object_storage {
                 signal(&child, name);
             }
             let (status, err) = status_of(child, &what);
-            expect_batch_status(ending, status, &err, &what);
+            expect_status(ending, status, &err, &what);
             nothing_left(s3, &bucket, &what);
             let keys = s3.keys(&bucket, "out/");
             // A shard's outputs are committed before the manifest records them (a rerun

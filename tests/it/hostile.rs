@@ -481,7 +481,7 @@ mod meanings;
 #[path = "hostile/memory.rs"]
 mod memory;
 #[path = "hostile/outputs.rs"]
-mod outputs;
+pub(crate) mod outputs;
 #[cfg(feature = "s3")]
 #[path = "hostile/store.rs"]
 mod store;

@@ -57,7 +57,8 @@ fn full() -> Stdio {
 }
 
 /// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
+/// The names in `dir`, sorted (`endings.rs` too).
+pub(crate) fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -66,7 +67,8 @@ fn names(dir: &Path) -> Vec<String> {
     names
 }
 
-fn temporaries(dir: &Path) -> Vec<String> {
+/// The temporary files of outputs in `dir`.
+pub(crate) fn temporaries(dir: &Path) -> Vec<String> {
     names(dir)
         .into_iter()
         .filter(|n| n.contains(".rdq-tmp."))
