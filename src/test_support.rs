@@ -292,3 +292,179 @@ pub fn tool_or_skip(names: &[&str], what_for: &str) -> Option<std::path::PathBuf
         .ok_or_else(|| format!("no {} on PATH", names.join(" or ")));
     need_or_skip(found, what_for)
 }
+
+/// What [`drive_lifecycle`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Drive {
+    /// Calls that changed the envelope.
+    pub applied: usize,
+    /// Calls refused with an [`EnvelopeError`](crate::envelope::EnvelopeError).
+    pub refused: usize,
+}
+
+/// Drives an owned envelope through the calls `data` spells (submit, then lease, finish and
+/// the next status, redrive, cancel, migrate, setters, unknown members, with times that may
+/// step back and texts over their limits), and after every call, applied or refused, checks
+/// that the checker accepts the envelope as written and that reading it back gives the same
+/// envelope and the same bytes. Panics when it does not: the lifecycle's promise is that no
+/// sequence of calls makes an envelope the checker rejects.
+pub fn drive_lifecycle(data: &[u8]) -> Drive {
+    use crate::envelope::{
+        AttemptError, Checker, Envelope, JsonText, Optional, Outcome, PayloadRef, Producer, Submit,
+        Timestamp,
+    };
+
+    let mut bytes = data.iter().copied();
+    let mut byte = move || bytes.next().unwrap_or(0);
+    let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default()).expect("defaults"));
+    let mut drive = Drive::default();
+
+    // Times move forward mostly, and now and then back.
+    let base = Timestamp::from_unix_ms(1_714_564_800_000).expect("in range");
+    let step = |b: u8| -> i64 {
+        match b % 8 {
+            0 => -1_000,
+            1 => 0,
+            _ => i64::from(b) * 97,
+        }
+    };
+    const NAMES: [&str; 6] = ["mail", "billing.invoices", "a", "x_export", "Queue", ""];
+    const KEYS: [&str; 8] = [
+        "traceparent",
+        "rdq.source",
+        "rdq.submitted_by",
+        "",
+        "x-\u{1F600}",
+        "a\"b\\c\u{1}",
+        "queue",
+        "origin",
+    ];
+    const VALUES: [&str; 8] = [
+        "null",
+        "1.0",
+        "-0",
+        "123456789012345678901234567890",
+        r#"{"a":[1,{"b":"\u00e9\n"}],"c":1e400}"#,
+        r#""\ud83d\ude00""#,
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+        "true",
+    ];
+    let text = |b: u8, n: usize| -> String {
+        let unit = ["x", "é", "\u{1F600}", "\"", "\n", "\u{0}"][usize::from(b) % 6];
+        unit.repeat(n / unit.len().max(1) + 1)
+    };
+
+    let version = u32::from(byte() % 2) + 1;
+    let mut now = base;
+    let first = Submit::new("mail", "send", b"{}".to_vec(), "application/json")
+        .and_then(|s| s.version(version))
+        .and_then(|s| s.header("traceparent", "00-abc"))
+        .map(|s| s.source("api"));
+    let mut producer = Producer::with_clock(move || base).with_seed(u64::from(byte()));
+    let Ok(mut envelope) = first.and_then(|s| producer.submit(s)) else {
+        panic!("the first submission is valid");
+    };
+
+    let mut line = Vec::new();
+    let mut verify = |envelope: &Envelope, checker: &mut Checker| {
+        line.clear();
+        envelope.write_vec(&mut line);
+        let content = &line[..line.len() - 1];
+        let checked = checker.check(content);
+        assert!(
+            checked.is_valid(),
+            "the checker rejects {}: {:?}",
+            String::from_utf8_lossy(content),
+            checked.verdict().errors
+        );
+        let back = checked.envelope().expect("valid").to_owned();
+        assert_eq!(&back, envelope, "read back differs");
+        let mut again = Vec::new();
+        back.write_vec(&mut again);
+        assert_eq!(again, line, "written twice differs");
+    };
+    verify(&envelope, &mut checker);
+
+    for _ in 0..64 {
+        let op = byte();
+        if op == 0 && byte() == 0 {
+            break;
+        }
+        now = now.checked_add_ms(step(byte())).unwrap_or(now);
+        let result: Result<(), crate::envelope::EnvelopeError> = match op % 16 {
+            0 | 1 | 2 => {
+                let end = now.checked_add_ms(step(byte()) * 10).unwrap_or(now);
+                envelope.lease(now, end).map(|_| ())
+            }
+            3 | 4 | 5 => {
+                let outcome = Outcome::ALL[usize::from(byte()) % 4];
+                let error = match byte() % 4 {
+                    0 => None,
+                    1 => AttemptError::new("java.io.IOException", &text(byte(), 10)).ok(),
+                    2 => AttemptError::new(
+                        if byte() % 2 == 0 {
+                            "rdq.LeaseExpired"
+                        } else {
+                            "E"
+                        },
+                        &text(byte(), 4000 + usize::from(byte()) * 4),
+                    )
+                    .ok()
+                    .map(|e| e.with_stack(&text(byte(), 65_000 + usize::from(byte()) * 8))),
+                    _ => AttemptError::new("E", "m").ok().and_then(|e| {
+                        let detail = JsonText::parse(VALUES[usize::from(byte()) % 8]).ok()?;
+                        e.with_detail(detail)
+                            .ok()?
+                            .with_unknown(KEYS[usize::from(byte()) % 8], JsonText::null())
+                            .ok()
+                    }),
+                };
+                let next = byte();
+                let at = now.checked_add_ms(step(byte())).unwrap_or(now);
+                envelope
+                    .finish_attempt(now, outcome, error)
+                    .and_then(|f| match next % 5 {
+                        0 => f.retry_at(at),
+                        1 => f.dead_letter(),
+                        2 => f.succeed(),
+                        3 => f.cancel(),
+                        _ => Ok(()), // dropped: the envelope does not change
+                    })
+            }
+            6 | 7 => envelope.redrive(now),
+            8 => envelope.cancel(),
+            9 => envelope.migrate(u32::from(byte() % 3) + 1),
+            10 => envelope.set_queue(NAMES[usize::from(byte()) % 6]),
+            11 => envelope.set_header(KEYS[usize::from(byte()) % 8], &text(byte(), 3)),
+            12 => envelope.insert_unknown(
+                KEYS[usize::from(byte()) % 8],
+                JsonText::parse(VALUES[usize::from(byte()) % 8])
+                    .unwrap_or_else(|_| JsonText::null()),
+            ),
+            13 => {
+                let len = match byte() % 16 {
+                    0 => 800_000,
+                    _ => usize::from(byte()),
+                };
+                envelope.set_payload(vec![byte(); len])
+            }
+            14 => PayloadRef::new(
+                "s3://bucket/key",
+                "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                u64::from(byte()),
+            )
+            .and_then(|r| envelope.set_payload_ref(r)),
+            _ => match byte() % 3 {
+                0 => envelope.set_handler_version(Optional::Null),
+                1 => envelope.set_handler_version(Optional::Set(text(byte(), 250))),
+                _ => envelope.set_handler_version(Optional::Set("1.2.3".into())),
+            },
+        };
+        match result {
+            Ok(()) => drive.applied += 1,
+            Err(_) => drive.refused += 1,
+        }
+        verify(&envelope, &mut checker);
+    }
+    drive
+}

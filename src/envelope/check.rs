@@ -180,7 +180,11 @@ impl Checker {
             Some(doc) => Judged::Tape(doc),
             None => Judged::Unparsed,
         };
-        Checked { judged, verdict }
+        Checked {
+            judged,
+            verdict,
+            line,
+        }
     }
 
     /// From now on, also records where the members a migration edits are, for the lines the
@@ -198,6 +202,7 @@ impl Checker {
         Checked {
             judged: Judged::Unparsed,
             verdict: &mut self.verdict,
+            line: &[],
         }
     }
 
@@ -215,6 +220,7 @@ impl Checker {
                         parser: &mut self.parser,
                     },
                     verdict: &mut self.verdict,
+                    line,
                 };
             }
         }
@@ -228,6 +234,8 @@ impl Checker {
 pub struct Checked<'c> {
     judged: Judged<'c>,
     verdict: &'c mut Verdict,
+    /// The line judged.
+    line: &'c [u8],
 }
 
 /// How the line was judged.
@@ -312,7 +320,12 @@ impl<'c> Checked<'c> {
             Judged::Tape(doc) => Repr::Tape(doc.root()),
             Judged::Unparsed => return None,
         };
-        Some(EnvelopeRef::new(repr, version, &self.verdict.warnings))
+        Some(EnvelopeRef::new(
+            repr,
+            version,
+            &self.verdict.warnings,
+            self.line,
+        ))
     }
 
     /// The line's parsed JSON, when it was judged on its tape (valid or not): a line the
@@ -338,7 +351,11 @@ impl<'c> Checked<'c> {
     /// whose own fast path declined the line (a migration refused, a redrive not possible),
     /// so that the tape path says why. Any other judgement is returned as it is.
     pub(crate) fn on_tape(self) -> Checked<'c> {
-        let Checked { judged, verdict } = self;
+        let Checked {
+            judged,
+            verdict,
+            line: judged_line,
+        } = self;
         let judged = match judged {
             Judged::Clean {
                 line,
@@ -351,7 +368,11 @@ impl<'c> Checked<'c> {
             },
             other => other,
         };
-        Checked { judged, verdict }
+        Checked {
+            judged,
+            verdict,
+            line: judged_line,
+        }
     }
 
     /// What the single pass knew of a line it accepted, and the pass itself (its fields and

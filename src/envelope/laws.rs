@@ -9,67 +9,7 @@
 
 use super::options::RuleOptions;
 
-/// An envelope's `status`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Status {
-    Pending,
-    InFlight,
-    Succeeded,
-    Dead,
-    Cancelled,
-}
-
-impl Status {
-    /// The status spelled `name`, in any version (see [`status_in_version`]). Always inlined:
-    /// called from both paths, LLVM kept it out of line, which cost the single pass a call per
-    /// line.
-    #[inline(always)]
-    pub(super) fn from_name(name: &[u8]) -> Option<Status> {
-        Some(match name {
-            b"PENDING" => Status::Pending,
-            b"IN_FLIGHT" => Status::InFlight,
-            b"SUCCEEDED" => Status::Succeeded,
-            b"DEAD" => Status::Dead,
-            b"CANCELLED" => Status::Cancelled,
-            _ => return None,
-        })
-    }
-
-    /// How the envelope spells it.
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            Status::Pending => "PENDING",
-            Status::InFlight => "IN_FLIGHT",
-            Status::Succeeded => "SUCCEEDED",
-            Status::Dead => "DEAD",
-            Status::Cancelled => "CANCELLED",
-        }
-    }
-}
-
-/// An attempt's `outcome`, when it is one of the four.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Outcome {
-    Success,
-    RetryableFailure,
-    PermanentFailure,
-    LeaseExpired,
-}
-
-impl Outcome {
-    /// The outcome spelled `name`. Always inlined, as [`Status::from_name`] (a call per attempt
-    /// otherwise).
-    #[inline(always)]
-    pub(super) fn from_name(name: &[u8]) -> Option<Outcome> {
-        Some(match name {
-            b"SUCCESS" => Outcome::Success,
-            b"RETRYABLE_FAILURE" => Outcome::RetryableFailure,
-            b"PERMANENT_FAILURE" => Outcome::PermanentFailure,
-            b"LEASE_EXPIRED" => Outcome::LeaseExpired,
-            _ => return None,
-        })
-    }
-}
+pub(super) use super::types::{Outcome, Status};
 
 /// A required-key timestamp that may be `null` (`next_attempt_at`, `finished_at`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -558,7 +498,7 @@ mod tests {
             Status::Dead,
             Status::Cancelled,
         ] {
-            assert_eq!(Status::from_name(status.name().as_bytes()), Some(status));
+            assert_eq!(Status::from_name(status.as_str().as_bytes()), Some(status));
         }
         assert_eq!(Status::from_name(b"pending"), None);
         assert_eq!(Outcome::from_name(b"SUCCESS"), Some(Outcome::Success));

@@ -13,12 +13,14 @@ pub mod formats;
 mod judge;
 mod laws;
 mod options;
+mod owned;
 mod rules;
 pub(crate) mod shape;
 mod single_pass;
 pub(crate) mod spans;
 #[cfg(test)]
 mod tests;
+mod types;
 mod view;
 
 pub use attempts::{MESSAGE_LIMIT, STACK_LIMIT};
@@ -27,8 +29,14 @@ pub use options::{
     supported_versions, OptionsError, RuleOptions, DEFAULT_MAX_ENVELOPE_BYTES, NEWEST_VERSION,
     SUPPORTED_VERSIONS,
 };
+pub use owned::{
+    truncate, Attempt, AttemptError, Clock, Envelope, EnvelopeError, FinishedAttempt, IdGenerator,
+    JsonText, Optional, Origin, PayloadRef, Producer, Submit, SystemClock, UnknownMember,
+    UnknownMembers,
+};
 pub(crate) use single_pass::{Clean, SinglePass};
-pub use view::{AttemptError, AttemptRef, EnvelopeRef, Text};
+pub use types::{Outcome, ParseError, Status, Timestamp, Ulid};
+pub use view::{AttemptErrorRef, AttemptRef, EnvelopeRef, Text};
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::json::{Document, JsonParser};

@@ -462,7 +462,7 @@ impl<'a> Judge<'_, '_> {
     /// docs/envelope.md#status-consistency and #cancellation ([`laws::status_consistency`]).
     fn consistency(&mut self, status: Status, next: Stamp, lease: Stamp, history: Option<History>) {
         let bad = ErrorCode::InconsistentState;
-        let name = status.name();
+        let name = status.as_str();
         let problems = laws::status_consistency(status, next, lease, history);
         let must = |must: Must| match must {
             Must::BeSet => "set",

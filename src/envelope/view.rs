@@ -2,7 +2,9 @@
 //! single pass recorded of the line or, for a line judged on its tape, from the tape.
 
 use super::formats::parse_timestamp;
+use super::owned::{read as owned_read, Envelope};
 use super::single_pass::{AttemptFields, Fields, Range32};
+use super::types::{Outcome, Status};
 use crate::diagnostic::Diagnostic;
 use crate::json::Value;
 
@@ -113,7 +115,7 @@ fn unescape(raw: &str, out: &mut String) {
 /// let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
 /// let checked = checker.check(line);
 /// let envelope = checked.envelope().expect("a valid envelope");
-/// assert_eq!((envelope.queue(), envelope.status(), envelope.version()), ("mail", "DEAD", 1));
+/// assert_eq!((envelope.queue(), envelope.status().as_str(), envelope.version()), ("mail", "DEAD", 1));
 /// assert_eq!(envelope.header("rdq.source").and_then(|t| t.as_plain()), Some("api"));
 /// let last = envelope.attempts().last().expect("one attempt");
 /// assert_eq!(last.finished_at_ms().map(|f| f - last.started_at_ms()), Some(1500));
@@ -129,6 +131,8 @@ pub struct EnvelopeRef<'e> {
     pub(crate) repr: Repr<'e>,
     version: u32,
     warnings: &'e [Diagnostic],
+    /// The line, for [`EnvelopeRef::to_owned`]; empty for a view of a tape alone.
+    line: &'e [u8],
 }
 
 /// Where an [`EnvelopeRef`] reads from.
@@ -171,11 +175,48 @@ fn range_string(line: &[u8], range: Range32, plain: bool) -> Text<'_> {
 }
 
 impl<'e> EnvelopeRef<'e> {
-    pub(crate) fn new(repr: Repr<'e>, version: u32, warnings: &'e [Diagnostic]) -> Self {
+    pub(crate) fn new(
+        repr: Repr<'e>,
+        version: u32,
+        warnings: &'e [Diagnostic],
+        line: &'e [u8],
+    ) -> Self {
         EnvelopeRef {
             repr,
             version,
             warnings,
+            line,
+        }
+    }
+
+    /// The envelope, owned: every member typed, the payload decoded, every unknown member
+    /// kept as the line's exact text (docs/library.md#making-and-writing-envelopes).
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{Checker, Producer, Status, Submit};
+    /// use rdq_envelope::{EnvelopeRules, RuleOptions};
+    ///
+    /// let line = Producer::new().submit(Submit::new("mail", "send", b"{}".to_vec(), "application/json")?)?.to_json();
+    /// let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+    /// let checked = checker.check(line.as_bytes());
+    /// let owned = checked.envelope().expect("valid").to_owned();
+    /// assert_eq!((owned.status(), owned.payload()), (Status::Pending, Some(&b"{}"[..])));
+    /// assert_eq!(owned.to_json(), line);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[allow(clippy::wrong_self_convention)]
+    pub fn to_owned(&self) -> Envelope {
+        if let Some(envelope) = owned_read::from_valid_line(self.line, self.version) {
+            return envelope;
+        }
+        // A view of a tape alone (the crate's own readers): unknown members are written from
+        // the tape, their numbers in the tape's form.
+        match self.repr {
+            Repr::Tape(root) => owned_read::from_tape(root, self.version, &[], &[]),
+            Repr::Ranges { line, .. } => owned_read::from_valid_line(line, self.version)
+                .unwrap_or_else(|| {
+                    owned_read::from_tape(Value::empty_object(), self.version, &[], &[])
+                }),
         }
     }
 
@@ -183,7 +224,7 @@ impl<'e> EnvelopeRef<'e> {
     /// against the tape's.
     #[cfg(test)]
     pub(crate) fn on_tape(root: Value<'e>, version: u32) -> Self {
-        EnvelopeRef::new(Repr::Tape(root), version, &[])
+        EnvelopeRef::new(Repr::Tape(root), version, &[], &[])
     }
 
     /// A view of the tape of an envelope the caller judged valid, its version read from it.
@@ -193,7 +234,7 @@ impl<'e> EnvelopeRef<'e> {
             .and_then(|v| v.as_integer())
             .and_then(|v| u32::try_from(v).ok())
             .unwrap_or(1);
-        EnvelopeRef::new(Repr::Tape(root), version, &[])
+        EnvelopeRef::new(Repr::Tape(root), version, &[], &[])
     }
 
     /// A string of the envelope that holds no escape in a valid one (a name, an ID, a status,
@@ -289,11 +330,13 @@ impl<'e> EnvelopeRef<'e> {
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
-    /// assert_eq!(envelope.status(), "DEAD");
+    /// assert_eq!(envelope.status(), rdq_envelope::envelope::Status::Dead);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn status(&self) -> &'e str {
-        self.grammar(|f| f.status, "status")
+    pub fn status(&self) -> Status {
+        // A valid envelope's status is one of the five.
+        Status::from_name(self.grammar(|f| f.status, "status").as_bytes())
+            .unwrap_or(Status::Pending)
     }
 
     /// `handler_version`, when the envelope has one.
@@ -696,7 +739,7 @@ enum AttemptRepr<'e> {
 
 /// An attempt's `error`: its `type` and `message`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AttemptError<'e> {
+pub struct AttemptErrorRef<'e> {
     /// `error.type`.
     pub kind: Text<'e>,
     /// `error.message`.
@@ -791,14 +834,15 @@ impl<'e> AttemptRef<'e> {
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
     /// # let attempt = envelope.last_attempt().expect("an attempt");
-    /// assert_eq!(attempt.outcome(), Some("PERMANENT_FAILURE"));
+    /// assert_eq!(attempt.outcome(), Some(rdq_envelope::envelope::Outcome::PermanentFailure));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn outcome(&self) -> Option<&'e str> {
-        match self.0 {
+    pub fn outcome(&self) -> Option<Outcome> {
+        let name = match self.0 {
             AttemptRepr::Ranges { line, fields, .. } => fields.outcome.map(|r| range_text(line, r)),
             AttemptRepr::Tape(a) => a.get("outcome")?.as_str(),
-        }
+        };
+        Outcome::from_name(name?.as_bytes())
     }
 
     /// Whether the attempt has an error (with a type): no text is read.
@@ -850,19 +894,19 @@ impl<'e> AttemptRef<'e> {
     /// assert_eq!(error.message.as_plain(), Some("boom"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn error(&self) -> Option<AttemptError<'e>> {
+    pub fn error(&self) -> Option<AttemptErrorRef<'e>> {
         match self.0 {
             AttemptRepr::Ranges {
                 line,
                 fields,
                 plain,
-            } => Some(AttemptError {
+            } => Some(AttemptErrorRef {
                 kind: range_string(line, fields.error_type?, plain),
                 message: range_string(line, fields.error_message, !fields.message_escaped),
             }),
             AttemptRepr::Tape(a) => {
                 let error = a.get("error")?;
-                Some(AttemptError {
+                Some(AttemptErrorRef {
                     kind: Text::Plain(error.get("type")?.as_str()?),
                     message: Text::Plain(text(error.get("message"))),
                 })

@@ -248,3 +248,60 @@ impl<'a> Iterator for Elements<'a> {
 
 impl ExactSizeIterator for Members<'_> {}
 impl ExactSizeIterator for Elements<'_> {}
+
+impl Value<'_> {
+    /// Appends the value as JSON, from the tape alone: strings escaped as the crate's escaper
+    /// does, numbers as the tape holds them (an integer's digits; another number in Rust's
+    /// shortest form, which may differ from the line's spelling). For a view with no line
+    /// at hand; with the line, its bytes are the value's exact text.
+    pub(crate) fn write_json(&self, out: &mut Vec<u8>) {
+        match self.nodes[self.index] {
+            Node::String(s) => super::push_string(out, s),
+            Node::Static(StaticNode::Null) => out.extend_from_slice(b"null"),
+            Node::Static(StaticNode::Bool(b)) => {
+                out.extend_from_slice(if b { b"true" } else { b"false" })
+            }
+            // Debug spells every finite f64 as a JSON number (`15.0`, `1e300`).
+            Node::Static(StaticNode::F64(f)) if f.is_finite() => {
+                out.extend_from_slice(format!("{f:?}").as_bytes())
+            }
+            Node::Static(StaticNode::F64(_)) => out.push(b'0'),
+            Node::Static(_) => {
+                let n = self.as_integer().unwrap_or_default();
+                out.extend_from_slice(n.to_string().as_bytes());
+            }
+            Node::Object { .. } => {
+                out.push(b'{');
+                for (i, (key, value)) in self.members().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    super::push_string(out, key);
+                    out.push(b':');
+                    value.write_json(out);
+                }
+                out.push(b'}');
+            }
+            Node::Array { .. } => {
+                out.push(b'[');
+                for (i, value) in self.elements().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    value.write_json(out);
+                }
+                out.push(b']');
+            }
+        }
+    }
+}
+
+/// The tape of `{}`: a value for a view that has nothing to read.
+static EMPTY_OBJECT: [Node<'static>; 1] = [Node::Object { len: 0, count: 0 }];
+
+impl Value<'static> {
+    /// `{}`.
+    pub(crate) fn empty_object() -> Value<'static> {
+        Value::new(&EMPTY_OBJECT, 0, &[])
+    }
+}

@@ -3,7 +3,7 @@
 //! hands back, with plain texts (`Checker::with_plain_texts`: a line whose strings hold
 //! escapes is read from its tape), so that every text but an error message is a `&str`.
 
-use crate::envelope::{EnvelopeRef, Text as EnvelopeText};
+use crate::envelope::{EnvelopeRef, Outcome, Text as EnvelopeText};
 
 pub(crate) use crate::envelope::Text;
 
@@ -46,7 +46,7 @@ pub(crate) trait EnvelopeView<'a> {
     fn origin(&self, field: &str) -> Option<&'a str>;
 }
 
-fn attempt_error(error: crate::envelope::AttemptError<'_>) -> AttemptError<'_> {
+fn attempt_error(error: crate::envelope::AttemptErrorRef<'_>) -> AttemptError<'_> {
     AttemptError {
         kind: plain(error.kind),
         message: error.message,
@@ -75,7 +75,10 @@ impl<'a> EnvelopeView<'a> for EnvelopeRef<'a> {
     }
     fn last_attempt_facts(&self) -> Option<(Option<&'a str>, Option<&'a str>)> {
         let last = self.last_attempt()?;
-        Some((last.error_type().map(plain), last.outcome()))
+        Some((
+            last.error_type().map(plain),
+            last.outcome().map(Outcome::as_str),
+        ))
     }
     fn header_text(&self, key: &str) -> Option<&'a str> {
         self.header(key).map(plain)

@@ -169,7 +169,7 @@ impl Predicates {
             |wanted: &[String], value: &str| wanted.is_empty() || wanted.iter().any(|w| w == value);
         if !any(&self.queue, envelope.queue())
             || !any(&self.handler, envelope.handler_ref())
-            || !one_of(&self.status, envelope.status())
+            || !one_of(&self.status, envelope.status().as_str())
             || !one_of(&self.id, envelope.id())
         {
             return false;
@@ -676,7 +676,7 @@ mod single_pass_tests {
         add(&|p| p.queue = vec![Glob::new(queue)]);
         add(&|p| p.queue = vec![Glob::new("billing.*")]);
         add(&|p| p.handler = vec![Glob::new("*.*")]);
-        add(&|p| p.status = vec![status.to_owned()]);
+        add(&|p| p.status = vec![status.as_str().to_owned()]);
         add(&|p| p.status = vec!["DEAD".into(), "PENDING".into()]);
         add(&|p| p.id = vec![id.to_owned()]);
         add(&|p| p.since = Some(1_714_564_900_000));

@@ -393,7 +393,7 @@ impl Stats {
             let key = match by {
                 GroupBy::Queue => envelope.queue(),
                 GroupBy::Handler => envelope.handler_ref(),
-                GroupBy::Status => envelope.status(),
+                GroupBy::Status => envelope.status().as_str(),
                 // No error type is "" (`error.type` is never empty): null in the report, apart
                 // from any real type, `(none)` included.
                 GroupBy::ErrorType => last.and_then(|(kind, _)| kind).unwrap_or(""),
@@ -440,7 +440,7 @@ impl Stats {
         if triage.sample_ids.len() < SAMPLE_IDS {
             triage.sample_ids.push(envelope.id().to_owned());
         }
-        add_status(&mut triage.statuses, envelope.status(), 1);
+        add_status(&mut triage.statuses, envelope.status().as_str(), 1);
         scratch.pair.clear();
         match fingerprint {
             Some(f) => scratch

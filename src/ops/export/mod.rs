@@ -429,7 +429,7 @@ fn cell<'s>(
         Queue => Cell::Text(envelope.queue()),
         HandlerRef => Cell::Text(envelope.handler_ref()),
         HandlerVersion => optional(envelope.handler_version().map(Text::Plain), scratch),
-        Status => Cell::Text(envelope.status()),
+        Status => Cell::Text(envelope.status().as_str()),
         // Both at most 4294967295 (the rules checked).
         AttemptCount => Cell::Integer(envelope.attempt_count() as i64),
         RedriveCount => Cell::Integer(envelope.redrive_count() as i64),
@@ -446,7 +446,11 @@ fn cell<'s>(
             _ => optional(envelope.origin_source(), scratch),
         },
         Header(key) => optional(envelope.header(key), scratch),
-        LastOutcome => optional(last.and_then(|a| a.outcome()).map(Text::Plain), scratch),
+        LastOutcome => optional(
+            last.and_then(|a| a.outcome())
+                .map(|o| Text::Plain(o.as_str())),
+            scratch,
+        ),
         LastErrorType => optional(last.and_then(|a| a.error()).map(|e| e.kind), scratch),
         LastErrorMessage => optional(last.and_then(|a| a.error()).map(|e| e.message), scratch),
         LastStartedAt => time(last.map(|a| a.started_at())),
