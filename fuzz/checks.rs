@@ -649,3 +649,10 @@ impl SinglePassCase {
         line
     }
 }
+
+/// Any bytes as a sequence of calls on an owned envelope (see
+/// `rdq_envelope::test_support::drive_lifecycle`): after every call, applied or refused, the
+/// checker accepts the envelope as written, and it reads back the same.
+pub fn check_lifecycle(data: &[u8]) {
+    rdq_envelope::test_support::drive_lifecycle(data);
+}

@@ -8,14 +8,47 @@
 //!
 //! # Where to start
 //!
-//! - **Judge a line**: [`EnvelopeRules::check_line`] parses one line with a reused
-//!   [`JsonParser`] and judges it into a reused [`Verdict`]: its errors and warnings, each a
-//!   [`Diagnostic`] with its [`ErrorCode`] and JSON pointer.
-//! - **Judge lines fast and read their fields**: an [`envelope::Checker`] per thread judges
-//!   line after line by the fastest path that settles each (the single pass, else the tape),
-//!   says `LINE_TOO_LONG` itself, and hands back a valid envelope as an
-//!   [`envelope::EnvelopeRef`]: its ID, queue, status, counts, timestamps, headers, payload
-//!   (decoded on request) and attempts, read in place from the line.
+//! Two front doors, one for each direction of the codec:
+//!
+//! - **Reading: the [`envelope::Checker`].** One per thread judges line after line by the
+//!   fastest path that settles each (the single pass, else the tape), says `LINE_TOO_LONG`
+//!   itself, and hands back a valid envelope as an [`envelope::EnvelopeRef`]: its ID, queue,
+//!   status, counts, timestamps, headers, payload (decoded on request) and attempts, read in
+//!   place from the line; [`envelope::EnvelopeRef::to_owned`] makes it an owned envelope.
+//! - **Making: the [`envelope::Envelope`].** A [`envelope::Producer`] makes one from a
+//!   [`envelope::Submit`] (a ULID from its clock, the timestamps, `PENDING`); its lifecycle's
+//!   transitions (`lease`, `finish_attempt`, `retry_at`, `dead_letter`, `succeed`, `redrive`,
+//!   `cancel`, `migrate`) and setters each keep it valid or say which rule a change would
+//!   break; [`envelope::Envelope::write`] writes it as one canonical JSON line, every unknown
+//!   member kept byte for byte.
+//!
+//! ```
+//! use rdq_envelope::envelope::{Checker, Outcome, Producer, Status, Submit};
+//! use rdq_envelope::{EnvelopeRules, RuleOptions};
+//!
+//! // Make: submit, lease, fail for good, dead-letter; write one line.
+//! let mut producer = Producer::new();
+//! let mut envelope = producer.submit(Submit::new("mail", "send", br#"{"to":"a@example.com"}"#.to_vec(), "application/json")?)?;
+//! let now = producer.now();
+//! envelope.lease(now, now.checked_add_ms(30_000).unwrap())?;
+//! envelope.finish_attempt(producer.now(), Outcome::PermanentFailure, None)?.dead_letter()?;
+//! let mut line = Vec::new();
+//! envelope.write_vec(&mut line);
+//!
+//! // Read: judge the line, read its members in place, take it back as an owned envelope.
+//! let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+//! let checked = checker.check(line.strip_suffix(b"\n").unwrap());
+//! let view = checked.envelope().expect("a valid envelope");
+//! assert_eq!((view.queue(), view.status()), ("mail", Status::Dead));
+//! assert_eq!(view.to_owned(), envelope);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Beside them:
+//!
+//! - **Judge a line into a verdict**: [`EnvelopeRules::check_line`] parses one line with a
+//!   reused [`JsonParser`] and judges it into a reused [`Verdict`]: its errors and warnings,
+//!   each a [`Diagnostic`] with its [`ErrorCode`] and JSON pointer.
 //! - **Read a stream**: [`framing::LineReader`] turns any [`std::io::Read`] into numbered lines
 //!   with byte offsets, under a cap on line length; [`io::decompressed`] first opens gzip and
 //!   zstd streams, told from their first bytes.
@@ -27,8 +60,10 @@
 //!
 //! The crate's `examples/` are the programs an embedder writes first: `validate_reader` (any
 //! reader, each diagnostic with its line and pointer), `migrate_stream` (standard input to
-//! standard output in another version) and `custom_operation` (the pipeline with an operation
-//! that reads fields of each valid envelope). Run one with
+//! standard output in another version), `custom_operation` (the pipeline with an operation
+//! that reads fields of each valid envelope), `build_envelopes` (N envelopes made through the
+//! lifecycle, written canonical) and `roundtrip` (standard input written back through the owned
+//! envelope). Run one with
 //! `cargo run --example validate_reader -- FILE`.
 //!
 //! Beside those: [`json`] (the lossless parser and its values), [`chokaq`] (the ChokaQ

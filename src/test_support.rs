@@ -468,3 +468,35 @@ pub fn drive_lifecycle(data: &[u8]) -> Drive {
     }
     drive
 }
+
+/// The version 2 `DEAD` envelope the documentation's examples read, made with the builder
+/// (`01HWT0D7G0Q8V9W2R4T6Y8A0B2` on `billing.invoices`, one `PERMANENT_FAILURE` attempt).
+pub fn dead_v2_line() -> Vec<u8> {
+    use crate::envelope::{AttemptError, Outcome, Producer, Submit, Timestamp};
+    let at = |ms: i64| Timestamp::from_unix_ms(1_714_564_800_000 + ms).unwrap_or(Timestamp::MAX);
+    let made = (|| {
+        let submit = Submit::new(
+            "billing.invoices",
+            "invoice.render",
+            br#"{"n":1}"#.to_vec(),
+            "application/json",
+        )?
+        .version(2)?
+        .handler_version("1.4.0")?
+        .header("traceparent", "00-abc")?
+        .source("api");
+        let mut envelope = Producer::with_clock(move || at(0)).submit(submit)?;
+        envelope.set_id(
+            "01HWT0D7G0Q8V9W2R4T6Y8A0B2"
+                .parse()
+                .unwrap_or(envelope.id()),
+        )?;
+        envelope.lease(at(1000), at(31_000))?;
+        let error = AttemptError::new("java.lang.IllegalStateException", "boom")?;
+        envelope
+            .finish_attempt(at(1250), Outcome::PermanentFailure, Some(error))?
+            .dead_letter()?;
+        Ok::<_, crate::envelope::EnvelopeError>(envelope.to_json().into_bytes())
+    })();
+    made.unwrap_or_default()
+}

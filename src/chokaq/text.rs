@@ -3,7 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::envelope::formats::{calendar_ms, TRUNCATION_MARKER};
+use crate::envelope::formats::calendar_ms;
 
 /// A `datetime2(7)` time in UTC (`2026-04-30T14:32:07.1234567`, `T` or a space, 0–7 fraction
 /// digits, an optional upper-case `Z`), cut to milliseconds since the Unix epoch.
@@ -174,16 +174,12 @@ pub fn parse_dotnet_exception(text: &str) -> Option<DotNetException<'_>> {
 }
 
 /// `text` cut at the last character boundary at or below `limit` bytes, with the truncation
-/// marker, when it is longer (docs/envelope.md#truncation).
+/// marker, when it is longer (docs/envelope.md#truncation): [`crate::envelope::truncate`].
 pub fn truncated(text: &str, limit: usize) -> std::borrow::Cow<'_, str> {
     if text.len() <= limit {
         return text.into();
     }
-    let mut cut = limit;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}{TRUNCATION_MARKER}", &text[..cut]).into()
+    crate::envelope::truncate(text, limit).into()
 }
 
 /// Appends `text` as a JSON string in the importer's output form (see

@@ -261,7 +261,7 @@ impl<'c> Checked<'c> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// assert!(checked.is_valid());
@@ -276,7 +276,7 @@ impl<'c> Checked<'c> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// assert!(checked.verdict().errors.is_empty());
@@ -301,7 +301,7 @@ impl<'c> Checked<'c> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// assert_eq!(checked.envelope().map(|e| e.status()), Some("DEAD"));
@@ -333,7 +333,7 @@ impl<'c> Checked<'c> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// // The single pass settled this line: it has no tape.

@@ -251,7 +251,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -266,7 +266,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -281,7 +281,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -296,7 +296,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -311,7 +311,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -326,7 +326,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -343,7 +343,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -361,7 +361,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -376,7 +376,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -391,7 +391,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -410,7 +410,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -428,7 +428,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -446,7 +446,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -464,7 +464,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -482,7 +482,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -502,7 +502,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -535,7 +535,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -550,7 +550,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -578,7 +578,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -597,7 +597,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -617,7 +617,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -667,7 +667,7 @@ impl<'e> EnvelopeRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -751,7 +751,7 @@ impl<'e> AttemptRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -770,7 +770,7 @@ impl<'e> AttemptRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -789,7 +789,7 @@ impl<'e> AttemptRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -808,7 +808,7 @@ impl<'e> AttemptRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -829,7 +829,7 @@ impl<'e> AttemptRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -861,7 +861,7 @@ impl<'e> AttemptRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
@@ -884,7 +884,7 @@ impl<'e> AttemptRef<'e> {
     ///
     /// ```
     /// # use rdq_envelope::{envelope::Checker, EnvelopeRules, RuleOptions};
-    /// # let line = br#"{"envelope_version":2,"id":"01HWT0D7G0Q8V9W2R4T6Y8A0B2","queue":"billing.invoices","handler_ref":"invoice.render","handler_version":"1.4.0","payload":"eyJuIjoxfQ==","payload_content_type":"application/json","headers":{"traceparent":"00-abc"},"origin":{"source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:01.250Z","duration_ms":250,"outcome":"PERMANENT_FAILURE","error":{"type":"java.lang.IllegalStateException","message":"boom"}}]}"#;
+    /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");

@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::envelope::formats::{is_name, parse_timestamp, timestamp_bytes};
-use crate::envelope::{Checker, Clean, EnvelopeRules, SinglePass, Verdict};
+use crate::envelope::{Checker, Clean, EnvelopeRules, SinglePass, Status, Verdict};
 use crate::json::Document;
 use crate::migrate::edits::Edits;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
@@ -368,7 +368,7 @@ impl RedriveOp {
         let root = doc.root();
         let member = |key: &str| root.get(key).expect("a valid envelope has every field");
         let status = member("status");
-        if status.as_str() != Some("DEAD") {
+        if status.as_str() != Some(Status::Dead.as_str()) {
             verdict.errors.push(Diagnostic::new(
                 ErrorCode::NotDead,
                 "/status",

@@ -77,6 +77,15 @@ fn envelope_corpus() {
 }
 
 #[test]
+fn lifecycle_corpus() {
+    let seeds = files(&root().join("fuzz/corpus/lifecycle"));
+    assert!(seeds.len() >= 8);
+    for path in seeds {
+        checks::check_lifecycle(&std::fs::read(&path).expect("readable seed"));
+    }
+}
+
+#[test]
 fn chokaq_corpus() {
     let seeds = files(&root().join("fuzz/corpus/chokaq"));
     assert!(!seeds.is_empty());

@@ -31,6 +31,7 @@ mod cli_stats;
 mod cli_stats_html;
 mod cli_stdout;
 mod cli_validate;
+mod codec;
 mod common;
 mod compliance;
 mod docs;

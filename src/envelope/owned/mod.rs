@@ -696,6 +696,22 @@ impl Envelope {
         self.check_size().inspect_err(|_| self.size_limit = before)
     }
 
+    /// Sets `id` (an envelope stored apart and put back together keeps its own). An ID whose
+    /// time is over a second from `created_at` is only a warning (`ID_TIME_MISMATCH`).
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::{Producer, Submit, Ulid};
+    /// # let mut envelope = Producer::new().submit(Submit::new("q", "h", vec![], "text/plain")?)?;
+    /// let id: Ulid = "01HWT0DD088F8ENKHRJHCSSPV8".parse()?;
+    /// envelope.set_id(id)?;
+    /// assert_eq!(envelope.id(), id);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_id(&mut self, id: Ulid) -> Result<(), EnvelopeError> {
+        self.id = id;
+        Ok(())
+    }
+
     /// Sets `queue`.
     ///
     /// ```

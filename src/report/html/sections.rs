@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use super::escape::escape;
 use super::BREAKDOWN_ROWS;
+use crate::envelope::Status;
 use crate::ops::{CodeExamples, Group, StatsReport, MAX_KEYS};
 use crate::pipeline::Summary;
 use crate::report::shell::shell_word;
@@ -293,7 +294,11 @@ pub(super) fn fingerprint_section(h: &mut String, report: &StatsReport, top: usi
         if !triage.statuses.is_empty() {
             h.push_str("<dt>status</dt><dd>");
             for (i, status) in triage.statuses.iter().enumerate() {
-                let class = if status.status == "DEAD" { " dead" } else { "" };
+                let class = if status.status == Status::Dead.as_str() {
+                    " dead"
+                } else {
+                    ""
+                };
                 let _ = write!(
                     h,
                     "{}<span class=\"mono{class}\">{} <span data-stat=\"fp_status\"{key_attr} \
@@ -358,7 +363,7 @@ pub(super) fn fingerprint_section(h: &mut String, report: &StatsReport, top: usi
             let dead = triage
                 .statuses
                 .iter()
-                .find(|s| s.status == "DEAD")
+                .find(|s| s.status == Status::Dead.as_str())
                 .map_or(0, |s| s.count);
             if dead > 0 {
                 let command = format!(
