@@ -121,11 +121,10 @@ mod derived {
 }
 
 fn lines() -> Vec<Vec<u8>> {
-    let mut generator = Generator::new(GenOptions {
-        seed: 5,
-        version: 1,
-        ..GenOptions::default()
-    });
+    let mut options = GenOptions::default();
+    options.seed = 5;
+    options.version = 1;
+    let mut generator = Generator::new(options);
     (0..2000)
         .map(|_| {
             let mut line = Vec::new();

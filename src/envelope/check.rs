@@ -304,7 +304,7 @@ impl<'c> Checked<'c> {
     /// # let line = &rdq_envelope::test_support::dead_v2_line()[..];
     /// # let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// # let checked = checker.check(line);
-    /// assert_eq!(checked.envelope().map(|e| e.status()), Some("DEAD"));
+    /// assert_eq!(checked.envelope().map(|e| e.status().as_str()), Some("DEAD"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn envelope(&self) -> Option<EnvelopeRef<'_>> {

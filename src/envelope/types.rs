@@ -342,7 +342,7 @@ impl FromStr for Timestamp {
 ///
 /// let id: Ulid = "01HWT0DD088F8ENKHRJHCSSPV8".parse()?;
 /// assert_eq!(id.to_string(), "01HWT0DD088F8ENKHRJHCSSPV8");
-/// assert_eq!(id.time_ms(), 1_714_564_805_896);
+/// assert_eq!(id.time_ms(), 1_714_564_805_640);
 /// assert!("01hwt0dd088f8enkhrjhcsspv8".parse::<Ulid>().is_err());
 /// # Ok::<(), rdq_envelope::envelope::ParseError>(())
 /// ```
@@ -393,6 +393,11 @@ impl Ulid {
     }
 
     /// Its millisecond time (the first 48 bits).
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::Ulid;
+    /// assert_eq!(Ulid::from_parts(1_714_564_800_000, 5).unwrap().time_ms(), 1_714_564_800_000);
+    /// ```
     pub const fn time_ms(self) -> u64 {
         (self.0 >> ULID_RANDOM_BITS) as u64
     }

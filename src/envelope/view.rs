@@ -622,7 +622,7 @@ impl<'e> EnvelopeRef<'e> {
     /// # let checked = checker.check(line);
     /// # let envelope = checked.envelope().expect("valid");
     /// let outcomes: Vec<_> = envelope.attempts().map(|a| a.outcome()).collect();
-    /// assert_eq!(outcomes, [Some("PERMANENT_FAILURE")]);
+    /// assert_eq!(outcomes, [Some(rdq_envelope::envelope::Outcome::PermanentFailure)]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn attempts(&self) -> impl Iterator<Item = AttemptRef<'e>> + 'e {

@@ -87,6 +87,14 @@ impl Default for IdGenerator {
 impl IdGenerator {
     /// A generator seeded from the process's hash randomness (a different sequence in every
     /// process).
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{IdGenerator, Timestamp};
+    /// let t = Timestamp::now();
+    /// let (a, b) = (IdGenerator::new().next_id(t)?, IdGenerator::new().next_id(t)?);
+    /// assert_ne!(a, b); // 80 random bits each
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn new() -> IdGenerator {
         use std::hash::{BuildHasher, Hasher};
         let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
@@ -96,6 +104,13 @@ impl IdGenerator {
 
     /// A generator whose IDs are a function of `seed` and the times asked (reproducible runs,
     /// tests).
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{IdGenerator, Timestamp};
+    /// let t = Timestamp::UNIX_EPOCH.checked_add_ms(1).unwrap();
+    /// assert_eq!(IdGenerator::from_seed(9).next_id(t)?, IdGenerator::from_seed(9).next_id(t)?);
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn from_seed(seed: u64) -> IdGenerator {
         IdGenerator {
             last: None,
@@ -115,6 +130,17 @@ impl IdGenerator {
 
     /// The next ID at time `now`; refused before 1970 (a ULID's time is unsigned) and when the
     /// millisecond has no random value left.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{IdGenerator, Timestamp};
+    /// let mut ids = IdGenerator::from_seed(1);
+    /// let later: Timestamp = "2024-05-01T12:00:00.001Z".parse()?;
+    /// let first = ids.next_id(later)?;
+    /// // The clock steps back: the next ID still sorts after the last.
+    /// assert!(ids.next_id(later.checked_add_ms(-1).unwrap())? > first);
+    /// assert!(ids.next_id("1969-12-31T23:59:59.999Z".parse()?).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn next_id(&mut self, now: Timestamp) -> Result<Ulid, EnvelopeError> {
         let no_ulid = |why| EnvelopeError::NoUlid {
             at: now.to_string(),
@@ -170,6 +196,12 @@ pub struct Submit {
 impl Submit {
     /// A submission of `payload` (any bytes: written as base64) of media type `content_type`
     /// to `handler_ref` on `queue`.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::Submit;
+    /// assert!(Submit::new("mail", "send", vec![], "text/plain").is_ok());
+    /// assert!(Submit::new("mail", "send", vec![], "text").is_err());
+    /// ```
     pub fn new(
         queue: &str,
         handler_ref: &str,
@@ -208,6 +240,13 @@ impl Submit {
     }
 
     /// The handler's version (1-240 bytes, no control characters).
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::Submit;
+    /// assert!(Submit::new("q", "h", vec![], "text/plain")?.handler_version("2.0").is_ok());
+    /// assert!(Submit::new("q", "h", vec![], "text/plain")?.handler_version("a\nb").is_err());
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn handler_version(mut self, version: &str) -> Result<Submit, EnvelopeError> {
         let version = Optional::Set(version.to_owned());
         check_handler_version(&version)?;
@@ -218,6 +257,13 @@ impl Submit {
     /// A header (replacing one of the same key). Keys starting with `rdq.` in any case are
     /// the server's (`RESERVED_HEADER`): where the task came from is [`Submit::source`] and
     /// [`Submit::submitted_by`].
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::Submit;
+    /// let submit = Submit::new("q", "h", vec![], "text/plain")?.header("tenant", "acme")?;
+    /// assert!(submit.header("RDQ.source", "x").is_err());
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn header(mut self, key: &str, value: &str) -> Result<Submit, EnvelopeError> {
         check_header_key(key, 1)?;
         if key.len() >= 4 && key.as_bytes()[..4].eq_ignore_ascii_case(b"rdq.") {
@@ -234,6 +280,13 @@ impl Submit {
 
     /// Where the task came from: the header `rdq.source` in version 1, `origin.source` in
     /// version 2.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{Producer, Submit};
+    /// let v2 = Producer::new().submit(Submit::new("q", "h", vec![], "text/plain")?.version(2)?.source("api"))?;
+    /// assert_eq!(v2.origin().and_then(|o| o.source()), Some("api"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn source(mut self, source: &str) -> Submit {
         self.source = Some(source.to_owned());
         self
@@ -280,6 +333,14 @@ impl Default for Producer<SystemClock> {
 
 impl Producer<SystemClock> {
     /// A producer on the system clock, with IDs seeded per process.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{Producer, Submit};
+    /// let mut producer = Producer::new();
+    /// let (a, b) = (producer.submit(Submit::new("q", "h", vec![], "text/plain")?)?, producer.submit(Submit::new("q", "h", vec![], "text/plain")?)?);
+    /// assert!(b.id() > a.id());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new() -> Self {
         Producer::with_clock(SystemClock)
     }
@@ -287,6 +348,14 @@ impl Producer<SystemClock> {
 
 impl<C: Clock> Producer<C> {
     /// A producer on `clock`.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{Producer, Submit, Timestamp};
+    /// let t: Timestamp = "2030-01-01T00:00:00.000Z".parse()?;
+    /// let envelope = Producer::with_clock(move || t).submit(Submit::new("q", "h", vec![], "text/plain")?)?;
+    /// assert_eq!(envelope.created_at(), t);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn with_clock(clock: C) -> Self {
         Producer {
             clock,
@@ -295,6 +364,13 @@ impl<C: Clock> Producer<C> {
     }
 
     /// With IDs from [`IdGenerator::from_seed`]: with a fixed clock, a reproducible run.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{Producer, Submit, Timestamp};
+    /// let make = || Producer::with_clock(|| Timestamp::UNIX_EPOCH).with_seed(5).submit(Submit::new("q", "h", vec![], "text/plain").unwrap());
+    /// assert_eq!(make()?.to_json(), make()?.to_json());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.ids = IdGenerator::from_seed(seed);
         self
@@ -313,6 +389,13 @@ impl<C: Clock> Producer<C> {
 
     /// A `PENDING` envelope of `submit`: a new ULID, `created_at` and `next_attempt_at` now,
     /// no attempts, both counts 0; refused when it would be over the default size limit (1 MiB).
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{Producer, Submit};
+    /// let mut producer = Producer::new();
+    /// assert!(producer.submit(Submit::new("q", "h", vec![0; 1 << 20], "application/octet-stream")?).is_err()); // over 1 MiB as base64
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn submit(&mut self, submit: Submit) -> Result<Envelope, EnvelopeError> {
         let now = self.clock.now();
         let id = self.ids.next_id(now)?;
@@ -630,6 +713,16 @@ pub struct FinishedAttempt<'e> {
 
 impl FinishedAttempt<'_> {
     /// How the attempt ended.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::{Outcome, Producer, Submit, Timestamp};
+    /// # let t0 = Timestamp::UNIX_EPOCH;
+    /// # let mut envelope = Producer::with_clock(move || t0).submit(Submit::new("q", "h", vec![], "text/plain")?)?;
+    /// envelope.lease(t0, t0)?;
+    /// let finished = envelope.finish_attempt(t0, Outcome::RetryableFailure, None)?;
+    /// assert_eq!(finished.outcome(), Outcome::RetryableFailure);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn outcome(&self) -> Outcome {
         self.outcome
     }
@@ -669,6 +762,17 @@ impl FinishedAttempt<'_> {
 
     /// `PENDING` again, due `at`: the attempt failed and will be retried. Refused after
     /// `SUCCESS` (a success is the last attempt).
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::{Outcome, Producer, Status, Submit, Timestamp};
+    /// # let t0 = Timestamp::UNIX_EPOCH;
+    /// # let mut envelope = Producer::with_clock(move || t0).submit(Submit::new("q", "h", vec![], "text/plain")?)?;
+    /// envelope.lease(t0, t0)?;
+    /// let later = t0.checked_add_ms(60_000).unwrap();
+    /// envelope.finish_attempt(t0, Outcome::RetryableFailure, None)?.retry_at(later)?;
+    /// assert_eq!((envelope.status(), envelope.next_attempt_at()), (Status::Pending, Some(later)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn retry_at(self, at: Timestamp) -> Result<(), EnvelopeError> {
         self.refuse_success("retry")?;
         self.settle(Status::Pending, Some(at))
@@ -715,6 +819,16 @@ impl FinishedAttempt<'_> {
 
     /// `CANCELLED` (version 2): the attempt is recorded, whatever its outcome, and the task
     /// ends.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::{Outcome, Producer, Status, Submit, Timestamp};
+    /// # let t0 = Timestamp::UNIX_EPOCH;
+    /// # let mut envelope = Producer::with_clock(move || t0).submit(Submit::new("q", "h", vec![], "text/plain")?.version(2)?)?;
+    /// envelope.lease(t0, t0)?;
+    /// envelope.finish_attempt(t0, Outcome::Success, None)?.cancel()?;
+    /// assert_eq!(envelope.status(), Status::Cancelled);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn cancel(self) -> Result<(), EnvelopeError> {
         if self.envelope.version < 2 {
             return Err(EnvelopeError::NeedsVersion2 {

@@ -103,6 +103,11 @@ impl JsonText {
     }
 
     /// `null`.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::JsonText;
+    /// assert_eq!(JsonText::null().as_str(), "null");
+    /// ```
     pub fn null() -> JsonText {
         JsonText::trusted("null")
     }
@@ -170,11 +175,29 @@ impl UnknownMember {
     }
 
     /// The member's value.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{JsonText, UnknownMembers};
+    /// let mut members = UnknownMembers::default();
+    /// members.insert("n", JsonText::parse("1e2")?)?;
+    /// assert_eq!(members.iter().next().unwrap().value().as_str(), "1e2");
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn value(&self) -> &JsonText {
         &self.value
     }
 
     /// The key as written (quotes included): escapes read from a line are kept.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::Envelope;
+    /// let line = rdq_envelope::test_support::dead_v2_line();
+    /// let text = String::from_utf8(line)?.replacen("}]}", r#"}],"x\u002dy":1}"#, 1);
+    /// let envelope = Envelope::from_json(text.as_bytes())?;
+    /// let member = envelope.unknown().iter().next().unwrap();
+    /// assert_eq!((member.name(), member.spelling()), ("x-y", r#""x\u002dy""#));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn spelling(&self) -> &str {
         &self.spelling
     }
@@ -279,6 +302,15 @@ impl UnknownMembers {
     }
 
     /// The value of the member `name`.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{JsonText, UnknownMembers};
+    /// let mut members = UnknownMembers::default();
+    /// members.insert("a", JsonText::parse("[1]")?)?;
+    /// assert_eq!(members.get("a").map(|v| v.as_str()), Some("[1]"));
+    /// assert!(members.get("b").is_none());
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn get(&self, name: &str) -> Option<&JsonText> {
         self.members
             .iter()
@@ -287,16 +319,38 @@ impl UnknownMembers {
     }
 
     /// The members, in order.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{JsonText, UnknownMembers};
+    /// let mut members = UnknownMembers::default();
+    /// members.insert("b", JsonText::null())?;
+    /// members.insert("a", JsonText::null())?;
+    /// assert_eq!(members.iter().map(|m| m.name()).collect::<Vec<_>>(), ["b", "a"]);
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &UnknownMember> {
         self.members.iter()
     }
 
     /// How many there are.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{JsonText, UnknownMembers};
+    /// let mut members = UnknownMembers::default();
+    /// members.insert("a", JsonText::null())?;
+    /// assert_eq!(members.len(), 1);
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.members.len()
     }
 
     /// Whether there are none.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::UnknownMembers;
+    /// assert!(UnknownMembers::default().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.members.is_empty()
     }

@@ -62,6 +62,11 @@ pub enum Optional<T> {
 
 impl<T> Optional<T> {
     /// The value, when set.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::Optional;
+    /// assert_eq!(Optional::Set(3).get(), Some(&3));
+    /// ```
     pub fn get(&self) -> Option<&T> {
         match self {
             Optional::Set(value) => Some(value),
@@ -70,16 +75,32 @@ impl<T> Optional<T> {
     }
 
     /// Whether the member is not there.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::Optional;
+    /// assert!(Optional::<u8>::Absent.is_absent() && !Optional::<u8>::Null.is_absent());
+    /// ```
     pub fn is_absent(&self) -> bool {
         matches!(self, Optional::Absent)
     }
 
     /// Whether the member has a value.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::Optional;
+    /// assert!(Optional::Set(1).is_set() && !Optional::<u8>::Null.is_set());
+    /// ```
     pub fn is_set(&self) -> bool {
         matches!(self, Optional::Set(_))
     }
 
     /// The value, when set, as `Optional<&T>`.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::Optional;
+    /// let v = Optional::Set(String::from("x"));
+    /// assert_eq!(v.as_ref().get().map(|s| s.as_str()), Some("x"));
+    /// ```
     pub fn as_ref(&self) -> Optional<&T> {
         match self {
             Optional::Absent => Optional::Absent,
@@ -264,36 +285,93 @@ pub struct Attempt {
 
 impl Attempt {
     /// Its `attempt_no` (1 for the first, and again after a redrive).
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// # let attempt = envelope.last_attempt().unwrap();
+    /// assert_eq!(attempt.attempt_no(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn attempt_no(&self) -> u32 {
         self.attempt_no
     }
 
     /// When it started.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// # let attempt = envelope.last_attempt().unwrap();
+    /// assert_eq!(attempt.started_at().to_string(), "2024-05-01T12:00:01.000Z");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn started_at(&self) -> Timestamp {
         self.started_at
     }
 
     /// When it finished; `None` while it is in flight.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// # let attempt = envelope.last_attempt().unwrap();
+    /// assert_eq!(attempt.finished_at().map(|t| t.to_string()).as_deref(), Some("2024-05-01T12:00:01.250Z"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn finished_at(&self) -> Option<Timestamp> {
         self.finished_at
     }
 
     /// How it ended; `None` while it is in flight.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// # let attempt = envelope.last_attempt().unwrap();
+    /// assert_eq!(attempt.outcome(), Some(Outcome::PermanentFailure));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn outcome(&self) -> Option<Outcome> {
         self.outcome
     }
 
     /// Its `error`: absent, `null` or set.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// # let attempt = envelope.last_attempt().unwrap();
+    /// assert_eq!(attempt.error().get().map(|e| e.kind()), Some("java.lang.IllegalStateException"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn error(&self) -> &Optional<AttemptError> {
         &self.error
     }
 
     /// Its length in milliseconds (version 2's `duration_ms`), once finished.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// # let attempt = envelope.last_attempt().unwrap();
+    /// assert_eq!(attempt.duration_ms(), Some(250));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn duration_ms(&self) -> Option<i64> {
         Some(self.finished_at?.unix_ms() - self.started_at.unix_ms())
     }
 
     /// Its unknown members.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// let line = String::from_utf8(rdq_envelope::test_support::dead_v2_line())?;
+    /// let line = line.replacen(r#""message":"boom""#, r#""message":"boom","code":7"#, 1).replacen(r#""source":"api""#, r#""source":"api","zone":"eu""#, 1).replacen(r#""duration_ms":250"#, r#""duration_ms":250,"host":"w1""#, 1);
+    /// let envelope = Envelope::from_json(line.as_bytes())?;
+    /// assert_eq!(envelope.last_attempt().unwrap().unknown().get("host").map(|v| v.as_str()), Some(r#""w1""#));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn unknown(&self) -> &UnknownMembers {
         &self.unknown
     }
@@ -325,6 +403,13 @@ pub struct AttemptError {
 impl AttemptError {
     /// An error of type `kind` (not empty) with `message` (cut to [`MESSAGE_LIMIT`] bytes as
     /// the truncation rule says).
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::AttemptError;
+    /// let error = AttemptError::new("java.io.IOException", "reset")?;
+    /// assert_eq!((error.kind(), error.message()), ("java.io.IOException", "reset"));
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn new(kind: &str, message: &str) -> Result<AttemptError, EnvelopeError> {
         if kind.is_empty() {
             return Err(EnvelopeError::EmptyErrorType);
@@ -353,6 +438,13 @@ impl AttemptError {
     }
 
     /// With `stack` set to `null`.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::{AttemptError, Optional};
+    /// let error = AttemptError::new("E", "m")?.with_null_stack();
+    /// assert_eq!(error.stack(), &Optional::Null);
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn with_null_stack(mut self) -> AttemptError {
         self.stack = Optional::Null;
         self
@@ -397,26 +489,71 @@ impl AttemptError {
     }
 
     /// Its `type`.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// # let attempt = envelope.last_attempt().unwrap();
+    /// # let error = attempt.error().get().unwrap();
+    /// assert_eq!(error.kind(), "java.lang.IllegalStateException");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn kind(&self) -> &str {
         &self.kind
     }
 
     /// Its `message`.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// # let attempt = envelope.last_attempt().unwrap();
+    /// # let error = attempt.error().get().unwrap();
+    /// assert_eq!(error.message(), "boom");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn message(&self) -> &str {
         &self.message
     }
 
     /// Its `detail`, when present (`null` is a value here).
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// # let attempt = envelope.last_attempt().unwrap();
+    /// # let error = attempt.error().get().unwrap();
+    /// assert!(error.detail().is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn detail(&self) -> Option<&JsonText> {
         self.detail.as_ref()
     }
 
     /// Its `stack`: absent, `null` or set.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// # let attempt = envelope.last_attempt().unwrap();
+    /// # let error = attempt.error().get().unwrap();
+    /// assert!(error.stack().is_absent());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn stack(&self) -> &Optional<String> {
         &self.stack
     }
 
     /// Its unknown members.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// let line = String::from_utf8(rdq_envelope::test_support::dead_v2_line())?;
+    /// let line = line.replacen(r#""message":"boom""#, r#""message":"boom","code":7"#, 1).replacen(r#""source":"api""#, r#""source":"api","zone":"eu""#, 1).replacen(r#""duration_ms":250"#, r#""duration_ms":250,"host":"w1""#, 1);
+    /// let envelope = Envelope::from_json(line.as_bytes())?;
+    /// assert_eq!(envelope.last_attempt().unwrap().error().get().unwrap().unknown().get("code").map(|v| v.as_str()), Some("7"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn unknown(&self) -> &UnknownMembers {
         &self.unknown
     }
@@ -455,16 +592,39 @@ pub struct Origin {
 
 impl Origin {
     /// `origin.source` (version 1's header `rdq.source`).
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.origin().and_then(|o| o.source()), Some("api"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn source(&self) -> Option<&str> {
         self.source.as_deref()
     }
 
     /// `origin.submitted_by` (version 1's header `rdq.submitted_by`).
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.origin().and_then(|o| o.submitted_by()), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn submitted_by(&self) -> Option<&str> {
         self.submitted_by.as_deref()
     }
 
     /// Its unknown members (version 1 cannot hold them).
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// let line = String::from_utf8(rdq_envelope::test_support::dead_v2_line())?;
+    /// let line = line.replacen(r#""message":"boom""#, r#""message":"boom","code":7"#, 1).replacen(r#""source":"api""#, r#""source":"api","zone":"eu""#, 1).replacen(r#""duration_ms":250"#, r#""duration_ms":250,"host":"w1""#, 1);
+    /// let envelope = Envelope::from_json(line.as_bytes())?;
+    /// assert_eq!(envelope.origin().unwrap().unknown().get("zone").map(|v| v.as_str()), Some(r#""eu""#));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn unknown(&self) -> &UnknownMembers {
         &self.unknown
     }
@@ -491,6 +651,12 @@ pub struct PayloadRef {
 impl PayloadRef {
     /// A claim check of `size` bytes at `uri` (a URI with a scheme), whose SHA-256 is
     /// `sha256` (64 lower-case hex digits).
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::PayloadRef;
+    /// assert!(PayloadRef::new("s3://b/k", &"0".repeat(64), 1).is_ok());
+    /// assert!(PayloadRef::new("s3://b/k", "00", 1).is_err());
+    /// ```
     pub fn new(uri: &str, sha256: &str, size: u64) -> Result<PayloadRef, EnvelopeError> {
         if !is_payload_uri(uri) {
             return Err(EnvelopeError::InvalidPayloadRef {
@@ -513,21 +679,49 @@ impl PayloadRef {
     }
 
     /// Its `uri`.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::PayloadRef;
+    /// let r = PayloadRef::new("https://x/y#z", &"0".repeat(64), 0)?;
+    /// assert_eq!(r.uri(), "https://x/y#z");
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn uri(&self) -> &str {
         &self.uri
     }
 
     /// Its `sha256`, 64 lower-case hex digits.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::PayloadRef;
+    /// let r = PayloadRef::new("s3://b/k", &"a".repeat(64), 0)?;
+    /// assert_eq!(r.sha256(), "a".repeat(64));
+    /// assert!(PayloadRef::new("s3://b/k", &"A".repeat(64), 0).is_err());
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn sha256(&self) -> &str {
         &self.sha256
     }
 
     /// Its `size` in bytes.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::PayloadRef;
+    /// let r = PayloadRef::new("s3://b/k", &"0".repeat(64), u64::MAX)?;
+    /// assert_eq!(r.size(), u64::MAX);
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn size(&self) -> u64 {
         self.size
     }
 
     /// Its unknown members.
+    ///
+    /// ```
+    /// use rdq_envelope::envelope::PayloadRef;
+    /// assert!(PayloadRef::new("s3://b/k", &"0".repeat(64), 1)?.unknown().is_empty());
+    /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
+    /// ```
     pub fn unknown(&self) -> &UnknownMembers {
         &self.unknown
     }
@@ -536,52 +730,122 @@ impl PayloadRef {
 /// Reading: each member, typed.
 impl Envelope {
     /// `envelope_version`: 1 or 2.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.version(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn version(&self) -> u32 {
         self.version
     }
 
     /// `id`.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.id().to_string(), "01HWT0D7G0Q8V9W2R4T6Y8A0B2");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn id(&self) -> Ulid {
         self.id
     }
 
     /// `queue`.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.queue(), "billing.invoices");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn queue(&self) -> &str {
         &self.queue
     }
 
     /// `handler_ref`.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.handler_ref(), "invoice.render");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn handler_ref(&self) -> &str {
         &self.handler_ref
     }
 
     /// `handler_version`: absent, `null` or set.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.handler_version().get().map(String::as_str), Some("1.4.0"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn handler_version(&self) -> &Optional<String> {
         &self.handler_version
     }
 
     /// The payload's bytes (decoded from base64); `None` for a claim-checked payload
     /// (version 2's `payload_ref`).
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.payload(), Some(&br#"{"n":1}"#[..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn payload(&self) -> Option<&[u8]> {
         self.payload.as_deref()
     }
 
     /// `payload_content_type`.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.payload_content_type(), "application/json");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn payload_content_type(&self) -> &str {
         &self.payload_content_type
     }
 
     /// `payload_ref`: absent, `null`, or (version 2) the claim check.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert!(envelope.payload_ref().is_absent());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn payload_ref(&self) -> &Optional<PayloadRef> {
         &self.payload_ref
     }
 
     /// The headers, in order.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.headers().collect::<Vec<_>>(), [("traceparent", "00-abc")]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn headers(&self) -> impl ExactSizeIterator<Item = (&str, &str)> {
         self.headers.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
     /// The header `key`'s value.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.header("traceparent"), Some("00-abc"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn header(&self, key: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -591,51 +855,123 @@ impl Envelope {
 
     /// Version 2's `origin`; `None` in version 1 (where its values are the headers
     /// `rdq.source` and `rdq.submitted_by`).
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.origin().and_then(|o| o.source()), Some("api"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn origin(&self) -> Option<&Origin> {
         self.origin.as_ref()
     }
 
     /// `status`.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.status(), Status::Dead);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn status(&self) -> Status {
         self.status
     }
 
     /// `attempt_count`: attempts since the task was created or last redriven.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.attempt_count(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn attempt_count(&self) -> u32 {
         self.attempt_count
     }
 
     /// `redrive_count`.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.redrive_count(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn redrive_count(&self) -> u32 {
         self.redrive_count
     }
 
     /// `next_attempt_at`.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.next_attempt_at(), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn next_attempt_at(&self) -> Option<Timestamp> {
         self.next_attempt_at
     }
 
     /// `lease_expires_at`.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.lease_expires_at(), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn lease_expires_at(&self) -> Option<Timestamp> {
         self.lease_expires_at
     }
 
     /// `created_at`.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.created_at().to_string(), "2024-05-01T12:00:00.000Z");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn created_at(&self) -> Timestamp {
         self.created_at
     }
 
     /// The attempt records, oldest first (across redrives).
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.attempts().len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn attempts(&self) -> &[Attempt] {
         &self.attempts
     }
 
     /// The last attempt record.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.last_attempt().map(|a| a.attempt_no()), Some(1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn last_attempt(&self) -> Option<&Attempt> {
         self.attempts.last()
     }
 
     /// The unknown members of the top level, in order.
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// let line = String::from_utf8(rdq_envelope::test_support::dead_v2_line())?;
+    /// let line = line.replacen(r#""message":"boom""#, r#""message":"boom","code":7"#, 1).replacen(r#""source":"api""#, r#""source":"api","zone":"eu""#, 1).replacen(r#""duration_ms":250"#, r#""duration_ms":250,"host":"w1""#, 1);
+    /// let envelope = Envelope::from_json(line.as_bytes())?;
+    /// assert_eq!(envelope.unknown().len(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn unknown(&self) -> &UnknownMembers {
         &self.unknown
     }
@@ -644,6 +980,13 @@ impl Envelope {
     /// unless [`Envelope::set_size_limit`] changed it.
     ///
     /// [`DEFAULT_MAX_ENVELOPE_BYTES`]: super::DEFAULT_MAX_ENVELOPE_BYTES
+    ///
+    /// ```
+    /// # use rdq_envelope::envelope::*;
+    /// # let envelope = Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
+    /// assert_eq!(envelope.size_limit(), 1 << 20);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn size_limit(&self) -> usize {
         self.size_limit.0
     }
