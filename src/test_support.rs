@@ -392,11 +392,11 @@ pub fn drive_lifecycle(data: &[u8]) -> Drive {
         }
         now = now.checked_add_ms(step(byte())).unwrap_or(now);
         let result: Result<(), crate::envelope::EnvelopeError> = match op % 16 {
-            0 | 1 | 2 => {
+            0..=2 => {
                 let end = now.checked_add_ms(step(byte()) * 10).unwrap_or(now);
                 envelope.lease(now, end).map(|_| ())
             }
-            3 | 4 | 5 => {
+            3..=5 => {
                 let outcome = Outcome::ALL[usize::from(byte()) % 4];
                 let error = match byte() % 4 {
                     0 => None,
