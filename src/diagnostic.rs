@@ -128,8 +128,32 @@ impl fmt::Display for ErrorCode {
     }
 }
 
-/// One broken rule: `{"code", "path", "message"}` of docs/envelope.md#diagnostics.
+/// One broken rule: `{"code", "path", "message"}` of docs/envelope.md#diagnostics, and where
+/// in the input it was found, as data.
+///
+/// The position is in fields of its own, so that a program reads it without parsing the
+/// message: `offset` is the byte within the line where the offending value begins (for a
+/// line that is not JSON, where reading stopped), `line` the line's number where the reader
+/// knew it. How a person reads all this is decided at the edge ([`Diagnostic`]'s `Display`,
+/// the command line's renderings), and the JSON renderings keep the three members above.
+///
+/// ```
+/// use rdq_envelope::envelope::Checker;
+/// use rdq_envelope::framing::LineReader;
+/// use rdq_envelope::{EnvelopeRules, ErrorCode, RuleOptions};
+///
+/// let mut reader = LineReader::new(&b"{}\n{\"envelope_version\": 1, \"queue\": 7}\n"[..]);
+/// let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
+/// reader.next_line()?;
+/// let line = reader.next_line()?.expect("a second line");
+/// let checked = checker.check_line(&line);
+/// let wrong = checked.verdict().errors.iter().find(|d| d.code == ErrorCode::WrongType).expect("WRONG_TYPE");
+/// assert_eq!((wrong.path.as_str(), wrong.offset, wrong.line), ("/queue", Some(33), Some(2)));
+/// assert!(wrong.to_string().starts_with("line 2, byte 33: /queue: WRONG_TYPE: "));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// What rule was broken.
     pub code: ErrorCode,
@@ -137,7 +161,39 @@ pub struct Diagnostic {
     pub path: String,
     /// What a person reads.
     pub message: String,
+    /// The byte of the line (0 its first, a BOM and the terminator not counted) where the
+    /// value at `path` begins; for a member that is missing, the deepest value on `path` the
+    /// line has (the object's `{`); for a line that is not JSON or not UTF-8, the byte where
+    /// reading stopped. `None` where nothing in the line is to blame (the summary of a capped
+    /// line) or the diagnostic was made without the line (see [`Diagnostic::at_offset`]).
+    pub offset: Option<u64>,
+    /// The line's 1-based number in its stream, where the reader that judged it knew it
+    /// ([`Checker::check_line`](crate::envelope::Checker::check_line)); `None` for a line
+    /// judged on its own ([`Checker::check`](crate::envelope::Checker::check)).
+    pub line: Option<u64>,
 }
+
+/// `line L, byte B: POINTER: CODE: message` (the position's parts that are known; an empty
+/// pointer as `<line>`): the rendering for a person, made from the fields. The command line's
+/// rows (`SOURCE:LINE: POINTER: CODE: message`) are made the same way, with the source.
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.offset) {
+            (Some(line), Some(offset)) => write!(f, "line {line}, byte {offset}: ")?,
+            (Some(line), None) => write!(f, "line {line}: ")?,
+            (None, Some(offset)) => write!(f, "byte {offset}: ")?,
+            (None, None) => {}
+        }
+        let path = if self.path.is_empty() {
+            "<line>"
+        } else {
+            &self.path
+        };
+        write!(f, "{path}: {}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Diagnostic {}
 
 /// The most diagnostics one line lists before the rest are summed up (see `push_capped`).
 pub const MAX_DIAGNOSTICS_PER_LINE: usize = 100;
@@ -291,7 +347,33 @@ impl Diagnostic {
             code,
             path,
             message,
+            offset: None,
+            line: None,
         }
+    }
+
+    /// The diagnostic with its byte `offset` within the line set.
+    ///
+    /// ```
+    /// use rdq_envelope::{Diagnostic, ErrorCode};
+    /// let d = Diagnostic::new(ErrorCode::WrongType, "/queue", "expected a string").at_offset(10);
+    /// assert_eq!(d.offset, Some(10));
+    /// ```
+    pub fn at_offset(mut self, offset: u64) -> Self {
+        self.offset = Some(offset);
+        self
+    }
+
+    /// The diagnostic with its line's 1-based `number` set.
+    ///
+    /// ```
+    /// use rdq_envelope::{Diagnostic, ErrorCode};
+    /// let d = Diagnostic::new(ErrorCode::MalformedJson, "", "not JSON").on_line(3);
+    /// assert_eq!(d.to_string(), "line 3: <line>: MALFORMED_JSON: not JSON");
+    /// ```
+    pub fn on_line(mut self, number: u64) -> Self {
+        self.line = Some(number);
+        self
     }
 
     /// The reader's verdict on a line longer than its cap (docs/envelope.md#reader-cap).
@@ -302,6 +384,8 @@ impl Diagnostic {
             "",
             format!("line is {len} bytes, over the reader cap of {max_line_bytes} bytes"),
         )
+        // The first byte over the cap.
+        .at_offset(max_line_bytes as u64)
     }
 }
 

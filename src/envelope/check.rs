@@ -145,10 +145,16 @@ impl Checker {
     /// ```
     pub fn check_line<'c>(&'c mut self, line: &Line<'c>) -> Checked<'c> {
         if line.kind == LineKind::TooLong {
-            return self.too_long(line.len);
+            let checked = self.too_long(line.len);
+            number_cold(checked.verdict, line.number);
+            return checked;
         }
         // The reader held the line to its own cap already.
-        self.judge(line.content)
+        let checked = self.judge(line.content);
+        if !checked.verdict.errors.is_empty() || !checked.verdict.warnings.is_empty() {
+            number_cold(checked.verdict, line.number);
+        }
+        checked
     }
 
     /// Judges `line` on its tape, even when the single pass could settle it: for a caller that
@@ -225,6 +231,15 @@ impl Checker {
             }
         }
         self.check_on_tape(line)
+    }
+}
+
+/// Gives every diagnostic of `verdict` its line's `number`: for a line that has something to
+/// report, so that a valid line costs nothing more.
+#[cold]
+fn number_cold(verdict: &mut Verdict, number: u64) {
+    for d in verdict.errors.iter_mut().chain(verdict.warnings.iter_mut()) {
+        d.line = Some(number);
     }
 }
 

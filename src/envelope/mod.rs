@@ -74,6 +74,20 @@ impl Verdict {
     }
 }
 
+/// Where in `line` each of the verdict's diagnostics points (`Diagnostic::offset`): only for
+/// a line with something to report, so a valid line's judgement costs nothing more.
+fn locate(verdict: &mut Verdict, line: &[u8]) {
+    if !verdict.errors.is_empty() || !verdict.warnings.is_empty() {
+        locate_cold(verdict, line);
+    }
+}
+
+#[cold]
+fn locate_cold(verdict: &mut Verdict, line: &[u8]) {
+    crate::json::locate_all(&mut verdict.errors, line);
+    crate::json::locate_all(&mut verdict.warnings, line);
+}
+
 /// The rules, configured once for a run.
 ///
 /// ```
@@ -129,11 +143,15 @@ impl EnvelopeRules {
         if line.len() as u64 > self.largest_limit {
             verdict
                 .errors
-                .push(rules::too_large(line.len(), self.largest_limit, None));
+                .push(rules::too_large(line.len(), self.largest_limit, None).at_offset(0));
             return None;
         }
-        let doc = parser.parse(line, &mut verdict.errors)?;
+        let Some(doc) = parser.parse(line, &mut verdict.errors) else {
+            locate(verdict, line);
+            return None;
+        };
         self.check_document(&doc, line.len(), verdict);
+        locate(verdict, line);
         Some(doc)
     }
 

@@ -6,7 +6,7 @@ use super::owned::{read as owned_read, Envelope};
 use super::single_pass::{AttemptFields, Fields, Range32};
 use super::types::{Outcome, Status};
 use crate::diagnostic::Diagnostic;
-use crate::json::Value;
+use crate::json::{unescape, Value};
 
 /// A string of the envelope: its text, or the content of a JSON string with its escapes still
 /// in it. The single pass records where a string is and decodes nothing; [`Text::decode`]
@@ -56,52 +56,6 @@ impl<'a> Text<'a> {
             Text::Escaped(_) => None,
         }
     }
-}
-
-/// Decodes the content of a JSON string that the single pass accepted (so every escape in it
-/// is well formed) into `out`. Anything else, which such a string cannot hold, decodes as
-/// U+FFFD rather than panicking.
-fn unescape(raw: &str, out: &mut String) {
-    out.clear();
-    let mut rest = raw;
-    while let Some(at) = rest.find('\\') {
-        out.push_str(&rest[..at]);
-        let hex4 = |from: usize| {
-            rest.get(from..from + 4)
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-        };
-        let (ch, used) = match rest.as_bytes().get(at + 1) {
-            Some(b'"') => ('"', 2),
-            Some(b'\\') => ('\\', 2),
-            Some(b'/') => ('/', 2),
-            Some(b'b') => ('\u{8}', 2),
-            Some(b'f') => ('\u{c}', 2),
-            Some(b'n') => ('\n', 2),
-            Some(b'r') => ('\r', 2),
-            Some(b't') => ('\t', 2),
-            Some(b'u') => match hex4(at + 2) {
-                Some(high @ 0xD800..=0xDBFF) => {
-                    let low = (rest.get(at + 6..at + 8) == Some("\\u"))
-                        .then(|| hex4(at + 8))
-                        .flatten()
-                        .filter(|low| (0xDC00..=0xDFFF).contains(low));
-                    match low {
-                        Some(low) => {
-                            let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
-                            (char::from_u32(code).unwrap_or('\u{FFFD}'), 12)
-                        }
-                        None => ('\u{FFFD}', 6),
-                    }
-                }
-                Some(code) => (char::from_u32(code).unwrap_or('\u{FFFD}'), 6),
-                None => ('\u{FFFD}', 2),
-            },
-            _ => ('\u{FFFD}', 1),
-        };
-        out.push(ch);
-        rest = rest.get(at + used..).unwrap_or_default();
-    }
-    out.push_str(rest);
 }
 
 /// A valid envelope, read in place: every accessor borrows from the line (or its tape), and

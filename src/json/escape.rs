@@ -1,5 +1,5 @@
-//! Writing JSON strings: the one escaper of the crate, for every string it writes (the ChokaQ
-//! import's envelopes, `gen`'s lines).
+//! JSON strings: the one escaper of the crate, for every string it writes (the ChokaQ
+//! import's envelopes, `gen`'s lines, the owned envelope), and the one decoder of escapes.
 
 /// Appends `text` as a JSON string: only `"`, `\` and characters below U+0020 are escaped
 /// (`\b \t \n \f \r`, else `\u00XX` in lower-case hex); everything else is copied as it is.
@@ -75,4 +75,50 @@ mod tests {
         crate::json::push_string(&mut out, "a\"b\\c\n\u{1}é");
         assert_eq!(String::from_utf8(out).unwrap(), r#""a\"b\\c\n\u0001é""#);
     }
+}
+
+/// Decodes the content of a JSON string (what is between its quotes) into `out`, for strings
+/// that were parsed before (so every escape in them is well formed). Anything else, which
+/// such a string cannot hold, decodes as U+FFFD rather than panicking.
+pub(crate) fn unescape(raw: &str, out: &mut String) {
+    out.clear();
+    let mut rest = raw;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let hex4 = |from: usize| {
+            rest.get(from..from + 4)
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+        };
+        let (ch, used) = match rest.as_bytes().get(at + 1) {
+            Some(b'"') => ('"', 2),
+            Some(b'\\') => ('\\', 2),
+            Some(b'/') => ('/', 2),
+            Some(b'b') => ('\u{8}', 2),
+            Some(b'f') => ('\u{c}', 2),
+            Some(b'n') => ('\n', 2),
+            Some(b'r') => ('\r', 2),
+            Some(b't') => ('\t', 2),
+            Some(b'u') => match hex4(at + 2) {
+                Some(high @ 0xD800..=0xDBFF) => {
+                    let low = (rest.get(at + 6..at + 8) == Some("\\u"))
+                        .then(|| hex4(at + 8))
+                        .flatten()
+                        .filter(|low| (0xDC00..=0xDFFF).contains(low));
+                    match low {
+                        Some(low) => {
+                            let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                            (char::from_u32(code).unwrap_or('\u{FFFD}'), 12)
+                        }
+                        None => ('\u{FFFD}', 6),
+                    }
+                }
+                Some(code) => (char::from_u32(code).unwrap_or('\u{FFFD}'), 6),
+                None => ('\u{FFFD}', 2),
+            },
+            _ => ('\u{FFFD}', 1),
+        };
+        out.push(ch);
+        rest = rest.get(at + used..).unwrap_or_default();
+    }
+    out.push_str(rest);
 }

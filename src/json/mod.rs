@@ -8,15 +8,17 @@
 
 mod duplicates;
 mod escape;
+mod locate;
 mod numbers;
 mod pretty;
 mod scan;
 pub(crate) mod stage1;
 mod value;
 
-pub(crate) use escape::push_string;
 #[cfg(feature = "generate")]
 pub(crate) use escape::push_string_contents;
+pub(crate) use escape::{push_string, unescape};
+pub(crate) use locate::locate_all;
 pub use pretty::{compact, pretty, MAX_INDENT_LEVELS};
 pub use scan::MAX_DEPTH;
 pub use value::{Elements, Members, Value, ValueKind};
@@ -323,14 +325,17 @@ fn parse_cold(
     big_ints: &mut Vec<(usize, i128)>,
 ) -> bool {
     if let Err(e) = std::str::from_utf8(line) {
-        errors.push(Diagnostic::new(
-            ErrorCode::InvalidUtf8,
-            "",
-            format!(
-                "bytes that are not UTF-8 at byte {} of the line",
-                e.valid_up_to()
-            ),
-        ));
+        errors.push(
+            Diagnostic::new(
+                ErrorCode::InvalidUtf8,
+                "",
+                format!(
+                    "bytes that are not UTF-8 at byte {} of the line",
+                    e.valid_up_to()
+                ),
+            )
+            .at_offset(e.valid_up_to() as u64),
+        );
         return false;
     }
     let found = scan::scan(line);
@@ -341,15 +346,21 @@ fn parse_cold(
             } else {
                 format!("not JSON: expected {expected} at byte {offset} of the line")
             };
-            errors.push(Diagnostic::new(ErrorCode::MalformedJson, "", message));
+            errors.push(
+                Diagnostic::new(ErrorCode::MalformedJson, "", message)
+                    .at_offset(offset.min(line.len()) as u64),
+            );
             return false;
         }
         Grammar::TooDeep { offset } => {
-            errors.push(Diagnostic::new(
-                ErrorCode::NestingTooDeep,
-                "",
-                format!("nesting deeper than {MAX_DEPTH} at byte {offset} of the line"),
-            ));
+            errors.push(
+                Diagnostic::new(
+                    ErrorCode::NestingTooDeep,
+                    "",
+                    format!("nesting deeper than {MAX_DEPTH} at byte {offset} of the line"),
+                )
+                .at_offset(offset as u64),
+            );
             return false;
         }
         Grammar::Json { root_is_object } => {

@@ -216,12 +216,14 @@ impl Migrator {
         } = &mut self.scratch;
         doc.node_spans(line, nodes);
         shape.fill_from_tape(doc.root(), nodes);
+        let before = errors.len();
         let refused = match (from, to) {
             (1, 2) => v1_to_v2::refused(shape, errors),
             (2, 1) => v2_to_v1::refused(doc.root(), errors),
             _ => false,
         };
         if refused {
+            crate::json::locate_all(&mut errors[before..], line);
             return Ok(Migration::Refused);
         }
         write_step(shape, edits, line, from, to, out)

@@ -319,3 +319,95 @@ fn the_examples_build_and_round_trip() {
         assert!(String::from_utf8_lossy(&back.stderr).starts_with("241: MISSING_FIELD"));
     }
 }
+
+/// Every diagnostic of a rejected line carries where it points (issue: positions as data):
+/// over the compliance fixtures and `gen`'s defects, the value at a diagnostic's `offset`
+/// is the value at its `path` when the line holds that path, and the deepest value on the path
+/// when it does not; a JSON-layer error's offset is within the line; the line number is the
+/// reader's.
+#[test]
+fn diagnostics_carry_the_offset_of_what_they_point_at() {
+    use rdq_envelope::framing::LineReader;
+    use rdq_envelope::ErrorCode;
+
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/compliance/cases");
+    let mut input = Vec::new();
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "line"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let bytes = std::fs::read(&path).unwrap();
+        if bytes.iter().filter(|&&b| b == b'\n').count() <= 1 {
+            input.extend_from_slice(bytes.strip_suffix(b"\n").unwrap_or(&bytes));
+            input.push(b'\n');
+        }
+    }
+    for version in [1, 2] {
+        input.extend(gen_lines(1500, 7, Some(version), 0.3));
+    }
+    let mut checker = checker();
+    let mut reader = LineReader::new(&input[..]);
+    let (mut exact, mut deepest, mut json_layer) = (0, 0, 0);
+    while let Some(line) = reader.next_line().unwrap() {
+        if line.content.is_empty() {
+            continue;
+        }
+        let (number, content) = (line.number, line.content);
+        let checked = checker.check_line(&line);
+        let whole: Option<serde_json::Value> = serde_json::from_slice(content).ok();
+        for d in checked
+            .verdict()
+            .errors
+            .iter()
+            .chain(&checked.verdict().warnings)
+        {
+            assert_eq!(d.line, Some(number), "{d:?}");
+            if d.message.ends_with("more diagnostics on this line") {
+                assert_eq!(d.offset, None, "{d:?}");
+                continue;
+            }
+            let offset = d
+                .offset
+                .unwrap_or_else(|| panic!("line {number}: no offset: {d:?}"));
+            let offset = usize::try_from(offset).unwrap();
+            assert!(offset <= content.len(), "line {number}: {d:?}");
+            let Some(whole) = &whole else {
+                json_layer += 1;
+                continue;
+            };
+            // serde_json keeps one of a repeated key's values, not always the first.
+            if checked.verdict().has_error(ErrorCode::DuplicateKey) || d.path.contains('…') {
+                continue;
+            }
+            // The first value at the offset, read on its own.
+            let mut values = serde_json::Deserializer::from_slice(&content[offset..]).into_iter();
+            let at: serde_json::Value = values.next().unwrap().unwrap();
+            match whole.pointer(&d.path) {
+                Some(value) => {
+                    assert_eq!(&at, value, "line {number}: {d:?}");
+                    exact += 1;
+                }
+                None => {
+                    // The deepest prefix of the path the line holds.
+                    let mut prefix = d.path.as_str();
+                    let held = loop {
+                        prefix = &prefix[..prefix.rfind('/').unwrap()];
+                        if let Some(value) = whole.pointer(prefix) {
+                            break value;
+                        }
+                    };
+                    assert_eq!(&at, held, "line {number}: {d:?}");
+                    deepest += 1;
+                }
+            }
+        }
+    }
+    eprintln!("offsets: {exact} exact, {deepest} at the deepest value held, {json_layer} in lines that are not JSON");
+    assert!(
+        exact > 100 && deepest > 10 && json_layer > 10,
+        "{exact} {deepest} {json_layer}"
+    );
+}
