@@ -67,16 +67,6 @@ fn needs_escape(word: u64) -> bool {
         || zero_in(word ^ (ONES * u64::from(b'\\'))) != 0
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn push_string_examples() {
-        let mut out = Vec::new();
-        crate::json::push_string(&mut out, "a\"b\\c\n\u{1}é");
-        assert_eq!(String::from_utf8(out).unwrap(), r#""a\"b\\c\n\u0001é""#);
-    }
-}
-
 /// Decodes the content of a JSON string (what is between its quotes) into `out`, for strings
 /// that were parsed before (so every escape in them is well formed). Anything else, which
 /// such a string cannot hold, decodes as U+FFFD rather than panicking.
@@ -121,4 +111,14 @@ pub(crate) fn unescape(raw: &str, out: &mut String) {
         rest = rest.get(at + used..).unwrap_or_default();
     }
     out.push_str(rest);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn push_string_examples() {
+        let mut out = Vec::new();
+        crate::json::push_string(&mut out, "a\"b\\c\n\u{1}é");
+        assert_eq!(String::from_utf8(out).unwrap(), r#""a\"b\\c\n\u0001é""#);
+    }
 }
