@@ -8,6 +8,8 @@
 #
 # Each case writes its standard output, standard error (timings taken out) and exit status.
 set -uo pipefail
+# The HTML report says when it was made: pinned, so that two runs compare byte for byte.
+export SOURCE_DATE_EPOCH=1796320800
 bin=$(realpath "$1")
 out=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
