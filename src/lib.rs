@@ -2,9 +2,13 @@
 //! zero-copy and losslessly. The rules are in `docs/envelope.md`, the migrations in
 //! `docs/migrations.md`, the promises in `docs/guarantees.md`.
 //!
-//! The library is the tool without its command line: depend on it with
-//! `rdq-envelope = { path = "...", default-features = false }` and none of the command line's
-//! crates are compiled.
+//! The library is the tool without its command line. Without default features it is its
+//! **core**: reading lines from any [`std::io::Read`], judging them, the owned envelope and its
+//! lifecycle, the canonical writer (to any [`std::io::Write`]) and migrating, on 23 crates and
+//! no thread, with no I/O of its own (docs/library.md#the-core):
+//! `rdq-envelope = { version = "0.1", default-features = false }`. The feature `stream` adds
+//! the inputs, outputs, parallel pipeline and operations the command line is made of
+//! ([Features](#features)).
 //!
 //! # Where to start
 //!
@@ -50,11 +54,11 @@
 //!   reused [`JsonParser`] and judges it into a reused [`Verdict`]: its errors and warnings,
 //!   each a [`Diagnostic`] with its [`ErrorCode`] and JSON pointer.
 //! - **Read a stream**: [`framing::LineReader`] turns any [`std::io::Read`] into numbered lines
-//!   with byte offsets, under a cap on line length; [`io::decompressed`] first opens gzip and
-//!   zstd streams, told from their first bytes.
+//!   with byte offsets, under a cap on line length; with `stream`, [`io::decompressed`] first
+//!   opens gzip and zstd streams, told from their first bytes.
 //! - **Migrate**: [`migrate::Migrator`] rewrites a valid line as another version, splicing its
 //!   bytes: every byte the migration does not change is kept.
-//! - **Run in parallel**: [`pipeline::run`] applies a [`pipeline::LineOperation`] (your own,
+//! - **Run in parallel** (`stream`): [`pipeline::run`] applies a [`pipeline::LineOperation`] (your own,
 //!   or one of the command line's in [`ops`]) to every line of any sources, on every core,
 //!   writing the outputs in input order.
 //!
@@ -64,21 +68,19 @@
 //! that reads fields of each valid envelope), `build_envelopes` (N envelopes made through the
 //! lifecycle, written canonical) and `roundtrip` (standard input written back through the owned
 //! envelope). Run one with
-//! `cargo run --example validate_reader -- FILE`.
+//! `cargo run --example validate_reader -- FILE`; the last two need only the core.
 //!
-//! Beside those: [`json`] (the lossless parser and its values), [`chokaq`] (the ChokaQ
-//! import), `batch` (folders of shards, resumable), [`io`] (readers that decompress,
-//! outputs committed all or nothing), [`report`] (diagnostic records), [`catalogue`] (every
-//! error code explained), `generate` and [`schema`]. The command line is built on this API;
+//! Beside those: [`json`] (the lossless parser and its values), [`catalogue`] (every error
+//! code explained) and [`schema`], in the core; with `stream`, [`chokaq`] (the ChokaQ import),
+//! [`io`] (readers that decompress, outputs committed all or nothing) and [`report`]
+//! (diagnostic records); `batch` (folders of shards, resumable) and `generate`. The command line is built on this API;
 //! the few items that only it needs are hidden from this documentation and not part of the
 //! API. Option and operation types are `#[non_exhaustive]`: start from their `Default` or
 //! `new` (whose documentation lists the defaults) and set the fields that differ.
 //!
 //! ```
 //! use rdq_envelope::migrate::{Migration, Migrator};
-//! use rdq_envelope::ops::{ReportFormat, ValidateOp};
-//! use rdq_envelope::pipeline::{self, Outputs, PipelineOptions, Source};
-//! use rdq_envelope::{EnvelopeRules, ErrorCode, JsonParser, RuleOptions, Verdict};
+//! use rdq_envelope::{EnvelopeRules, JsonParser, RuleOptions, Verdict};
 //!
 //! let line = br#"{"envelope_version":1,"id":"01HWT0DD088F8ENKHRJHCSSPV8","queue":"mail","handler_ref":"send","payload":"e30=","payload_content_type":"application/json","headers":{"rdq.source":"api"},"status":"PENDING","attempt_count":0,"redrive_count":0,"next_attempt_at":"2024-05-01T12:00:00.000Z","lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[]}"#;
 //!
@@ -93,8 +95,22 @@
 //! let done = Migrator::new().migrate(line, &doc, 1, 2, &mut out, &mut errors)?;
 //! assert_eq!(done, Migration::Written);
 //! assert!(out.starts_with(br#"{"envelope_version":2,"#));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
-//! // Run the pipeline over a reader: a valid line, a lower-case ID, a blank line.
+//! With `stream`, the same rules run over any sources on every core: the pipeline over a
+//! reader holding a valid line, a lower-case ID and a blank line.
+//!
+//! ```
+//! # // The core's doctests run without `stream` too (.ci/run).
+//! # #[cfg(feature = "stream")]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use rdq_envelope::ops::{ReportFormat, ValidateOp};
+//! use rdq_envelope::pipeline::{self, Outputs, PipelineOptions, Source};
+//! use rdq_envelope::{EnvelopeRules, ErrorCode, RuleOptions};
+//!
+//! # let line: &[u8] = br#"{"envelope_version":1,"id":"01HWT0DD088F8ENKHRJHCSSPV8","queue":"mail","handler_ref":"send","payload":"e30=","payload_content_type":"application/json","headers":{"rdq.source":"api"},"status":"PENDING","attempt_count":0,"redrive_count":0,"next_attempt_at":"2024-05-01T12:00:00.000Z","lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[]}"#;
+//! let rules = EnvelopeRules::new(RuleOptions::default())?;
 //! let mut input = line.to_vec();
 //! input.extend_from_slice(b"\n");
 //! input.extend_from_slice(&String::from_utf8_lossy(line).replace("01HWT", "01hwt").into_bytes());
@@ -115,22 +131,35 @@
 //! assert_eq!(books.by_code.get(ErrorCode::InvalidId.as_str()), Some(&1));
 //! assert!(String::from_utf8(diagnostics)?.starts_with("dlq:2: /id: INVALID_ID: "));
 //! assert_eq!(valid, [&line[..], b"\n"].concat());
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "stream"))]
+//! # fn main() {}
 //! ```
 //!
 //! # Features
 //!
-//! Each is on by default; without default features the library depends on 39 crates, itself
-//! included. The `cli` feature (the binary) turns on all of them but `parquet`.
+//! Without any, the library is its core, on 23 crates, itself included. Those below are on by
+//! default but `serde` (and `s3`, object storage); the `cli` feature (the binary) turns on all of
+//! them but `parquet` and `serde`, and every one but `generate` and `serde` turns on `stream`.
 //!
 //! | feature | what it adds | crates it brings |
 //! |---|---|---|
+//! | `stream` | [`io`] (inputs by name, outputs committed all or nothing), [`pipeline`] (a reader thread, workers, a writer), [`ops`] (the command line's operations), [`report`] and [`chokaq`] | crossbeam-channel, csv-core, sha2, libc, serde, serde_json: 40 crates in all |
+//! | `serde` | `Serialize` and `Deserialize` for the owned [`envelope::Envelope`] | serde, serde_json |
 //! | `compression` | gzip and zstd inputs ([`io::decompressed`]) and `.gz`/`.zst` outputs ([`io::OutputFile`]); without it they are an [`Unsupported`](std::io::ErrorKind::Unsupported) error | zstd, flate2 |
 //! | `filter` | `ops::FilterOp`, its jq expressions (`--where`) and regular expressions (`--error-message`) | jaq-core, jaq-std, jaq-json, regex |
 //! | `batch` | `batch` (folders of shards, resumable); turns on `compression` | rayon, blake3 |
 //! | `generate` | `generate`, the synthetic corpora of `rdq-envelope gen` | rand_pcg |
 //! | `sample` | `ops::SampleOp`, reservoir sampling | rand_pcg |
 //! | `parquet` | `export --format parquet` | arrow-array, arrow-schema, parquet |
+//!
+// Without `stream` the crate's front page still names the stream layer's items; their links
+// lead to the table of features that says which feature brings them.
+#![cfg_attr(
+    not(feature = "stream"),
+    doc = "[`chokaq`]: #features\n[`io::OutputFile`]: #features\n[`io::decompressed`]: #features\n[`io`]: #features\n[`ops`]: #features\n[`pipeline::LineOperation`]: #features\n[`pipeline::run`]: #features\n[`pipeline`]: #features\n[`report`]: #features"
+)]
 #![deny(missing_docs)]
 // `unsafe` is allowed where it is needed, with a safety argument at each block: stage 1's
 // classifiers (`json/stage1/x86.rs`, `neon.rs`), and the one poll(2) call of `io/waits.rs`.
@@ -140,17 +169,24 @@
 #[cfg(feature = "batch")]
 pub mod batch;
 pub mod catalogue;
+#[cfg(feature = "stream")]
 pub mod chokaq;
 pub mod diagnostic;
 pub mod envelope;
 pub mod framing;
-#[cfg(feature = "generate")]
+// The unit tests draw their lines from it in every configuration (its generator is a
+// dev-dependency too).
+#[cfg(any(test, feature = "generate"))]
 pub mod generate;
+#[cfg(feature = "stream")]
 pub mod io;
 pub mod json;
 pub mod migrate;
+#[cfg(feature = "stream")]
 pub mod ops;
+#[cfg(feature = "stream")]
 pub mod pipeline;
+#[cfg(feature = "stream")]
 pub mod report;
 pub mod schema;
 #[doc(hidden)]

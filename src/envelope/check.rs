@@ -195,6 +195,7 @@ impl Checker {
 
     /// From now on, also records where the members a migration edits are, for the lines the
     /// single pass accepts ([`Checked::single_pass`]).
+    #[cfg(feature = "stream")]
     pub(crate) fn record_shape(&mut self) {
         self.single.record_shape();
     }
@@ -258,6 +259,8 @@ pub struct Checked<'c> {
 enum Judged<'c> {
     /// The single pass accepted it; the rules and the parser are kept to judge it again on
     /// its tape ([`Checked::on_tape`]).
+    // Only the stream layer's operations (`migrate`, `redrive`) ask for them again.
+    #[cfg_attr(not(feature = "stream"), allow(dead_code))]
     Clean {
         line: &'c [u8],
         single: &'c SinglePass,
@@ -304,6 +307,7 @@ impl<'c> Checked<'c> {
 
     /// The verdict, for an operation that adds its own reasons to reject a valid line (a
     /// migration's refusal, a size limit after rewriting), and the tape when there is one.
+    #[cfg(feature = "stream")]
     pub(crate) fn verdict_mut(&mut self) -> (&mut Verdict, Option<&Document<'c>>) {
         let doc = match &self.judged {
             Judged::Tape(doc) => Some(doc),
@@ -365,6 +369,7 @@ impl<'c> Checked<'c> {
     /// The line judged again on its tape, when the single pass settled it: for an operation
     /// whose own fast path declined the line (a migration refused, a redrive not possible),
     /// so that the tape path says why. Any other judgement is returned as it is.
+    #[cfg(feature = "stream")]
     pub(crate) fn on_tape(self) -> Checked<'c> {
         let Checked {
             judged,
@@ -392,6 +397,7 @@ impl<'c> Checked<'c> {
 
     /// What the single pass knew of a line it accepted, and the pass itself (its fields and
     /// shape).
+    #[cfg(feature = "stream")]
     pub(crate) fn single_pass(&self) -> Option<(Clean, &SinglePass)> {
         match &self.judged {
             Judged::Clean { single, clean, .. } => Some((*clean, single)),

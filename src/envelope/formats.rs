@@ -112,6 +112,8 @@ fn pair(digits: u64, at: u32) -> i64 {
 }
 
 /// The decimal number `digits` spell, when they are all ASCII digits.
+// For `generate`'s defects and the ChokaQ import's times (`calendar_ms`).
+#[cfg(any(test, feature = "generate", feature = "stream"))]
 pub(crate) fn decimal(digits: &[u8]) -> Option<i64> {
     digits.iter().try_fold(0i64, |acc, &d| {
         d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0'))
@@ -121,6 +123,7 @@ pub(crate) fn decimal(digits: &[u8]) -> Option<i64> {
 /// Milliseconds since the epoch of `YYYY-MM-DD?HH:MM:SS` at the start of `b` (the separators
 /// already checked) plus `milli`, when it is a real proleptic-Gregorian date and time of day
 /// (no leap second).
+#[cfg(any(test, feature = "stream"))]
 pub(crate) fn calendar_ms(b: &[u8], milli: i64) -> Option<i64> {
     let (year, month, day) = (decimal(&b[0..4])?, decimal(&b[5..7])?, decimal(&b[8..10])?);
     let (hour, minute, second) = (
@@ -179,6 +182,8 @@ pub(crate) fn timestamp_bytes(ms: i64) -> [u8; 24] {
 }
 
 /// Appends `ms` as a quoted timestamp, or `null` for `None`: a JSON value.
+// For `generate` and the ChokaQ import.
+#[cfg(any(test, feature = "generate", feature = "stream"))]
 pub(crate) fn push_optional_timestamp(out: &mut Vec<u8>, ms: Option<i64>) {
     match ms {
         Some(ms) => {

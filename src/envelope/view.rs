@@ -182,6 +182,7 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// A view of the tape of an envelope the caller judged valid, its version read from it.
+    #[cfg(feature = "stream")]
     pub(crate) fn of_tape(root: Value<'e>) -> Self {
         let version = root
             .get("envelope_version")
@@ -591,6 +592,7 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// The last attempt that has an error, found without reading any text.
+    #[cfg(feature = "stream")]
     pub(crate) fn last_attempt_with_error(&self) -> Option<AttemptRef<'e>> {
         match self.repr {
             Repr::Ranges { line, fields } => {
@@ -610,6 +612,7 @@ impl<'e> EnvelopeRef<'e> {
     }
 
     /// How many attempt records there are.
+    #[cfg(feature = "stream")]
     pub(crate) fn attempt_records(&self) -> usize {
         match self.repr {
             Repr::Ranges { fields, .. } => fields.attempts.len(),
@@ -800,6 +803,7 @@ impl<'e> AttemptRef<'e> {
     }
 
     /// Whether the attempt has an error (with a type): no text is read.
+    #[cfg(feature = "stream")]
     pub(crate) fn has_error(&self) -> bool {
         match self.0 {
             AttemptRepr::Ranges { fields, .. } => fields.error_type.is_some(),

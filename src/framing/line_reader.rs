@@ -118,6 +118,7 @@ pub struct LineReader<R> {
 /// `buf`, grown to hold at least `len` bytes. A buffer's length never shrinks, so its bytes are
 /// zeroed only once (reads overwrite what it held); a buffer too small is replaced by fresh
 /// zeroed memory, which the allocator hands out without writing it.
+#[cfg(any(test, feature = "stream"))]
 fn at_least(buf: &mut Vec<u8>, len: usize) -> &mut Vec<u8> {
     if buf.len() < len {
         if buf.capacity() < len {
@@ -130,6 +131,7 @@ fn at_least(buf: &mut Vec<u8>, len: usize) -> &mut Vec<u8> {
 }
 
 /// What [`LineReader::next_pinned`] found.
+#[cfg(any(test, feature = "stream"))]
 #[derive(Debug)]
 pub(crate) enum Pinned<'a> {
     /// A line, and where its content starts in the buffer.
@@ -167,6 +169,7 @@ enum Fill {
 
 /// Asked before a pinned reader's read that may wait, with whether lines returned since the
 /// last hand-off are held: true means "do not read now, hand off instead".
+#[cfg(any(test, feature = "stream"))]
 pub(crate) type Quiet<'a> = &'a mut dyn FnMut(bool) -> bool;
 
 impl<R: Read> LineReader<R> {
@@ -228,6 +231,7 @@ impl<R: Read> LineReader<R> {
 
     /// A reader in pinned mode (see the module's doc), whose reads fill about `target` bytes.
     /// Only [`next_pinned`](Self::next_pinned) and [`hand_off`](Self::hand_off) may be used on it.
+    #[cfg(any(test, feature = "stream"))]
     pub(crate) fn pinned(rdr: R, max_line_bytes: usize, target: usize) -> Self {
         let mut reader = Self::with_capacity(rdr, max_line_bytes, target.max(1));
         reader.keep_from = Some(0);
@@ -266,6 +270,7 @@ impl<R: Read> LineReader<R> {
     /// not yet handed off fill the buffer, or `Quiet` when, before a read, `quiet` (told
     /// whether lines are held) said not to read now. Errors are as for
     /// [`next_line`](Self::next_line).
+    #[cfg(any(test, feature = "stream"))]
     pub(crate) fn next_pinned(&mut self, quiet: Quiet<'_>) -> io::Result<Pinned<'_>> {
         Ok(match self.next(Some(quiet))? {
             Next::Line { avail, terminated } => {
@@ -284,6 +289,7 @@ impl<R: Read> LineReader<R> {
     /// moving its pending bytes (the start of the next line) there, or, when those are more than
     /// the lines, `into` takes a copy of the lines. Either way no byte is moved more than once
     /// on average, and nothing is allocated once the spares have grown.
+    #[cfg(any(test, feature = "stream"))]
     pub(crate) fn hand_off(&mut self, into: &mut Vec<u8>) -> usize {
         let Some(from) = self.keep_from else {
             debug_assert!(false, "hand_off on a reader not pinned");

@@ -7,6 +7,8 @@
 mod line_reader;
 mod sniff;
 
+// The pipeline's reader frames in pinned mode (the module's tests drive it in the core too).
+#[cfg(feature = "stream")]
 pub(crate) use line_reader::Pinned;
 pub use line_reader::{Line, LineKind, LineReader, DEFAULT_MAX_LINE_BYTES, TOO_LONG_PREFIX_BYTES};
 pub use sniff::InputKind;

@@ -16,12 +16,14 @@
 //! bytes with the frames of calls through Spring proxies, for a corpus that weighs long,
 //! escape-heavy strings.
 
+#[cfg(feature = "stream")]
 mod chokaq;
 mod defects;
 mod tables;
 
 use std::io::Write;
 
+#[cfg(feature = "stream")]
 pub use chokaq::ChokaqGenerator;
 use defects::DEFECTS;
 use tables::*;

@@ -15,7 +15,7 @@ mod scan;
 pub(crate) mod stage1;
 mod value;
 
-#[cfg(feature = "generate")]
+#[cfg(any(test, feature = "generate"))]
 pub(crate) use escape::push_string_contents;
 pub(crate) use escape::{push_string, unescape};
 pub(crate) use locate::locate_all;

@@ -91,6 +91,7 @@ impl Edits {
 
     /// Where the text of the edit that replaces from `start` lies in what [`apply`](Self::apply)
     /// last wrote, counted from the start of the edited line.
+    #[cfg(feature = "stream")]
     pub fn output_position(&self, start: usize) -> usize {
         let mut shift = 0isize;
         for edit in self.list.iter().take_while(|e| e.replaced.start < start) {
