@@ -117,14 +117,14 @@ fn make<C: rdq_envelope::envelope::Clock>(
     let mut submit = Submit::new(queue, handler, payload, "application/json")?
         .header("traceparent", &format!("00-{i:032x}-{:016x}-01", i * 7919))?
         .source("example-api");
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         submit = submit.handler_version(&format!("1.{}.0", i % 10))?;
     }
     if v2 {
         submit = submit.version(2)?;
     }
     let mut envelope = producer.submit(submit)?;
-    if i % 5 == 0 {
+    if i.is_multiple_of(5) {
         envelope.insert_unknown(
             "x_example",
             JsonText::parse(&format!(r#"{{"batch":{},"ratio":1.50}}"#, i / 5))?,
@@ -137,7 +137,7 @@ fn make<C: rdq_envelope::envelope::Clock>(
             &format!("Read timed out after {n} ms"),
         )?;
         // Every seventh failure carries a stack over the limit: cut as the truncation rule says.
-        Ok(if n % 7 == 0 {
+        Ok(if n.is_multiple_of(7) {
             error.with_stack(&"\tat com.example.Worker.handle(Worker.java:42)\n".repeat(2_000))
         } else {
             error
