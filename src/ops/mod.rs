@@ -21,7 +21,7 @@ mod validate;
 // Each operation's `Worker` and `Tally` (the associated types of `LineOperation`) stay
 // `pub` in their modules but are not re-exported: an embedder runs an operation, it never
 // names its per-thread state or its chunks' books.
-pub use arrivals::{ArrivalBucket, Arrivals, MAX_ARRIVAL_BUCKETS};
+pub use arrivals::MAX_ARRIVAL_BUCKETS;
 pub use dedupe::{DedupeOp, DedupeScan, DedupeScanTotal, DedupeTotal};
 pub use export::{
     ColumnType, ExportError, ExportField, ExportFormat, ExportOp, ExportTotal, UnknownField,
@@ -45,10 +45,12 @@ pub use redrive::{InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveRepo
 #[cfg(feature = "sample")]
 pub use sample::{SampleOp, SampleTotal};
 pub use show::{ShowOp, ShowPayload};
-pub use stats::{
-    Bucket, CodeExamples, CreatedRange, Day, ErrorType, FingerprintGroup, Group, GroupBy, LineAt,
-    QueueCount, Stats, StatsOp, StatsOverview, StatsReport, StatusCount, IN_FLIGHT, MAX_KEYS,
-    NO_ATTEMPTS, REJECT_EXAMPLES,
+pub use stats::{GroupBy, Stats, StatsOp, IN_FLIGHT, NO_ATTEMPTS};
+// What `stats` hands the renderings is plain data defined beside them (`report/stats.rs`), so
+// that the report never imports the operations; here under the names it always had.
+pub use crate::report::stats::{
+    ArrivalBucket, Arrivals, Bucket, CodeExamples, CreatedRange, Day, ErrorType, FingerprintGroup,
+    Group, LineAt, QueueCount, StatsOverview, StatsReport, StatusCount, MAX_KEYS, REJECT_EXAMPLES,
 };
 pub use validate::{ReportFormat, ValidateOp};
 
