@@ -58,6 +58,26 @@ use crate::envelope::{Checker, EnvelopeRules, Verdict};
 use crate::framing::Line;
 use crate::pipeline::{Action, ChunkOutput};
 use crate::report::{self, Position};
+use output::REJECTS;
+
+/// The outputs of the operations here: each writes an output at the same index of its chunk's
+/// buffers ([`ChunkOutput::buffer`]) whatever the operation, so that one [`Outputs`] fits them
+/// all, and declares ([`LineOperation::OUTPUTS`]) as many as reach the last one it writes.
+///
+/// [`Outputs`]: crate::pipeline::Outputs
+/// [`LineOperation::OUTPUTS`]: crate::pipeline::LineOperation::OUTPUTS
+pub mod output {
+    /// What the operation is for: the lines it writes (`migrate`'s migrated lines, `filter`'s
+    /// matches, `export`'s rows), or `validate`'s diagnostics.
+    pub const PRIMARY: usize = 0;
+    /// A second stream of lines: `validate`'s valid lines, `migrate`'s warnings, `dedupe`'s
+    /// dropped copies.
+    pub const SECONDARY: usize = 1;
+    /// Reject records (docs/cli.md#rejects).
+    pub const REJECTS: usize = 2;
+    /// Text for people, in input order (`migrate --warnings`, `show`'s notes).
+    pub const MESSAGES: usize = 3;
+}
 
 /// Where a line came from, for its diagnostics.
 fn position<'a>(source: &'a str, line: &Line<'_>) -> Position<'a> {
@@ -85,7 +105,7 @@ fn reject<T>(
     out.summary.tally_errors(&verdict.errors);
     if write_rejects {
         // Writing into a Vec cannot fail.
-        let _ = report::write_reject(&mut out.rejects, at, line, &verdict.errors);
+        let _ = report::write_reject(out.buffer(REJECTS), at, line, &verdict.errors);
     }
     Action::Reject
 }

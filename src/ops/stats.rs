@@ -13,6 +13,7 @@ use std::hash::Hash;
 use super::arrivals::{self, Unit};
 use super::fields::EnvelopeView;
 use super::fingerprint::{Fingerprint, Fingerprinter};
+use super::output;
 use crate::diagnostic::{cut_text, Diagnostic};
 use crate::envelope::formats::{push_timestamp, timestamp_bytes};
 use crate::envelope::{Checker, EnvelopeRef, EnvelopeRules};
@@ -754,6 +755,8 @@ pub struct StatsWorker {
 }
 
 impl LineOperation for StatsOp {
+    // The rejects (the report is written from the total once the run is over).
+    const OUTPUTS: usize = output::REJECTS + 1;
     type Worker = StatsWorker;
     type Tally = Stats;
     type Total = Stats;

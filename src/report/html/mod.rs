@@ -83,7 +83,7 @@ pub fn made_at(seconds: u64) -> Option<String> {
 /// let op = StatsOp::new(EnvelopeRules::new(RuleOptions::default())?, GroupBy::Queue)
 ///     .with_overview(&[GroupBy::Status, GroupBy::Queue, GroupBy::Fingerprint]);
 /// let sources = vec![Source::Reader { name: "dlq".into(), reader: Box::new(&line[..]) }];
-/// let outputs = Outputs { primary: None, secondary: None, rejects: None, messages: None };
+/// let outputs = Outputs::none();
 /// let (books, total) = pipeline::run(sources, &op, PipelineOptions::default(), outputs, None)?;
 ///
 /// let mut page = Vec::new();
