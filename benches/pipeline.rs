@@ -9,7 +9,7 @@ use std::sync::Arc;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use rdq_envelope::framing::LineReader;
 use rdq_envelope::generate::{GenOptions, Generator};
-use rdq_envelope::ops::{ReportFormat, ValidateOp};
+use rdq_envelope::ops::{output, ReportFormat, ValidateOp};
 use rdq_envelope::pipeline::{self, Outputs, PipelineOptions, Source};
 use rdq_envelope::{EnvelopeRules, RuleOptions};
 
@@ -80,12 +80,10 @@ fn whole_pipeline(c: &mut Criterion) {
                 }];
                 let (mut diagnostics, mut valid, mut rejects) =
                     (std::io::sink(), std::io::sink(), std::io::sink());
-                let outputs = Outputs {
-                    primary: Some(&mut diagnostics),
-                    secondary: Some(&mut valid),
-                    rejects: Some(&mut rejects),
-                    messages: None,
-                };
+                let outputs = Outputs::none()
+                    .to(output::PRIMARY, &mut diagnostics)
+                    .to(output::SECONDARY, &mut valid)
+                    .to(output::REJECTS, &mut rejects);
                 let mut options = PipelineOptions::default();
                 options.jobs = jobs;
                 pipeline::run(sources, &op, options, outputs, None).expect("in memory")

@@ -26,6 +26,10 @@ struct QueueAttempts {
 }
 
 impl LineOperation for QueueAttempts {
+    /// The outputs it writes (a buffer each in `ChunkOutput`, a sink each in `Outputs`): none,
+    /// what it adds up is its result. An operation that writes lines declares 1 and writes
+    /// them into `out.buffer(0)`.
+    const OUTPUTS: usize = 0;
     /// Each worker thread judges lines with its own checker.
     type Worker = Checker;
     /// What one chunk of lines adds up to.
@@ -84,12 +88,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         rules: EnvelopeRules::new(RuleOptions::default())?,
         max_line_bytes: options.max_line_bytes,
     };
-    let outputs = Outputs {
-        primary: None,
-        secondary: None,
-        rejects: None,
-        messages: None,
-    };
+    let outputs = Outputs::none();
     let (books, total) = pipeline::run(vec![source], &op, options, outputs, None)?;
 
     for (queue, (envelopes, attempts)) in &total {

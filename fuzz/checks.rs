@@ -115,7 +115,7 @@ pub fn check_migrate(data: &[u8]) {
 /// the output and the books are those of one chunk on one worker. The first two bytes pick
 /// the chunk size and the workers; the reader cap is tiny, so over-long lines come often.
 pub fn check_pipeline(data: &[u8]) {
-    use rdq_envelope::ops::{ReportFormat, ValidateOp};
+    use rdq_envelope::ops::{output, ReportFormat, ValidateOp};
     use rdq_envelope::pipeline::{self, Outputs, PipelineOptions, Source};
     let [size, jobs, input @ ..] = data else {
         return;
@@ -132,12 +132,7 @@ pub fn check_pipeline(data: &[u8]) {
             name: "fuzz".into(),
             reader: Box::new(std::io::Cursor::new(input.to_vec())),
         }];
-        let outputs = Outputs {
-            primary: Some(&mut primary),
-            secondary: Some(&mut valid),
-            rejects: Some(&mut rejects),
-            messages: None,
-        };
+        let outputs = Outputs::none().to(output::PRIMARY, &mut primary).to(output::SECONDARY, &mut valid).to(output::REJECTS, &mut rejects);
         let mut options = PipelineOptions::default();
         options.jobs = jobs;
         options.chunk_bytes = chunk_bytes;

@@ -105,7 +105,7 @@
 //! # // The core's doctests run without `stream` too (.ci/run).
 //! # #[cfg(feature = "stream")]
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use rdq_envelope::ops::{ReportFormat, ValidateOp};
+//! use rdq_envelope::ops::{output, ReportFormat, ValidateOp};
 //! use rdq_envelope::pipeline::{self, Outputs, PipelineOptions, Source};
 //! use rdq_envelope::{EnvelopeRules, ErrorCode, RuleOptions};
 //!
@@ -120,12 +120,7 @@
 //! op.keep_valid = true;
 //! let sources = vec![Source::Reader { name: "dlq".into(), reader: Box::new(std::io::Cursor::new(input)) }];
 //! let (mut diagnostics, mut valid) = (Vec::new(), Vec::new());
-//! let outputs = Outputs {
-//!     primary: Some(&mut diagnostics),
-//!     secondary: Some(&mut valid),
-//!     rejects: None,
-//!     messages: None,
-//! };
+//! let outputs = Outputs::none().to(output::PRIMARY, &mut diagnostics).to(output::SECONDARY, &mut valid);
 //! let (books, ()) = pipeline::run(sources, &op, PipelineOptions::default(), outputs, None)?;
 //! assert_eq!((books.lines, books.emitted, books.rejected, books.blank), (3, 1, 1, 1));
 //! assert_eq!(books.by_code.get(ErrorCode::InvalidId.as_str()), Some(&1));

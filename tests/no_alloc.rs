@@ -88,7 +88,7 @@ fn a_valid_line_allocates_nothing() {
 fn the_operations_allocate_nothing_per_valid_line() {
     use rdq_envelope::framing::Line;
     use rdq_envelope::ops::{
-        FilterOp, Glob, GroupBy, MigrateOp, MigrateSource, Predicates, RedriveOp, StatsOp,
+        output, FilterOp, Glob, GroupBy, MigrateOp, MigrateSource, Predicates, RedriveOp, StatsOp,
         ValidateOp,
     };
     use rdq_envelope::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
@@ -101,9 +101,9 @@ fn the_operations_allocate_nothing_per_valid_line() {
             .flatten()
             .collect();
         let mut worker = op.worker();
-        let mut out = ChunkOutput::<Op::Tally>::default();
+        let mut out = ChunkOutput::<Op::Tally>::new(Op::OUTPUTS);
         // Room for every output, so that only per-line work could allocate.
-        for buffer in [&mut out.primary, &mut out.secondary, &mut out.rejects] {
+        for buffer in out.buffers() {
             buffer.reserve(4 * stream.len());
         }
         let mut reader = LineReader::new(&stream[..]);
@@ -147,7 +147,7 @@ fn the_operations_allocate_nothing_per_valid_line() {
     assert_eq!(per_line_allocations(&to_v2), 0, "migrate 1 -> 2");
     // The same line as version 2, from the migration itself.
     let mut v2 = Vec::new();
-    let mut out = ChunkOutput::<()>::default();
+    let mut out = ChunkOutput::<()>::new(MigrateOp::OUTPUTS);
     let mut reader = LineReader::new(LINE);
     let line = reader.next_line().unwrap().unwrap();
     to_v2.apply(
@@ -155,7 +155,7 @@ fn the_operations_allocate_nothing_per_valid_line() {
         SourceLine { source: "x", line },
         &mut out,
     );
-    v2.extend_from_slice(out.primary.strip_suffix(b"\n").unwrap());
+    v2.extend_from_slice(out.bytes(output::PRIMARY).strip_suffix(b"\n").unwrap());
     let to_v1 = MigrateOp::new(rules(), MigrateSource::Rdq, 1).unwrap();
     assert_eq!(per_line_allocations_on(&to_v1, &v2), 0, "migrate 2 -> 1");
 }

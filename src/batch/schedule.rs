@@ -13,6 +13,7 @@ use crossbeam_channel::Receiver;
 use super::manifest::{Entry, Manifest, State, SUMMARY};
 use super::{Batch, Command, Compress, Error, Event, Observer, Result};
 use crate::io::{OutputCompression, OutputFile};
+use crate::ops::output;
 use crate::pipeline::{self, LineOperation, Outputs, PipelineOptions, Source, Summary};
 
 /// A shard's books and its outputs (lines, rejects, summary), written but not yet committed.
@@ -213,16 +214,13 @@ impl Batch {
             ..PipelineOptions::default()
         };
         // validate's valid lines are its secondary output; the others write theirs first.
-        let (primary, secondary) = match self.config.command {
-            Command::Validate(_) => (None, Some(&mut lines as _)),
-            _ => (Some(&mut lines as _), None),
+        let lines_are = match self.config.command {
+            Command::Validate(_) => output::SECONDARY,
+            _ => output::PRIMARY,
         };
-        let outputs = Outputs {
-            primary,
-            secondary,
-            rejects: Some(&mut rejects),
-            messages: None,
-        };
+        let outputs = Outputs::none()
+            .to(lines_are, &mut lines)
+            .to(output::REJECTS, &mut rejects);
         // A shard's summary is its books alone: what its operation adds up is not recorded.
         let (mut summary, _) = pipeline::run(vec![source], op, options, outputs, None)?;
         summary.seconds = started.elapsed().as_secs_f64();

@@ -54,12 +54,7 @@ pub fn run(args: DedupeArgs) -> anyhow::Result<Outcome> {
             let mut options = PipelineOptions::default();
             options.jobs = args.input.jobs()?;
             options.max_line_bytes = args.input.max_line_bytes;
-            let none = Outputs {
-                primary: None,
-                secondary: None,
-                rejects: None,
-                messages: None,
-            };
+            let none = Outputs::none();
             let (_, chosen) = pipeline::run(inputs.sources()?, &scan, options, none, None)?;
             for path in inputs.regular_files() {
                 rdq_envelope::io::between_reads(path);

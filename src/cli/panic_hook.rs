@@ -11,6 +11,7 @@ pub struct PanicOn<'a, Op> {
 }
 
 impl<Op: LineOperation> LineOperation for PanicOn<'_, Op> {
+    const OUTPUTS: usize = Op::OUTPUTS;
     type Worker = Op::Worker;
     type Tally = Op::Tally;
     type Total = Op::Total;

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Context;
 
 use rdq_envelope::io::{check_aliases, Named, OutputCompression, OutputFile, Stream};
-use rdq_envelope::ops::LimitedLines;
+use rdq_envelope::ops::{output, LimitedLines};
 use rdq_envelope::pipeline::Summary;
 use rdq_envelope::pipeline::{self, LineOperation, Outputs, PipelineOptions, Progress, Source};
 
@@ -348,16 +348,12 @@ pub fn execute<Op: LineOperation>(
         .primary
         .as_mut()
         .map(|o| LimitedLines::new(o, settled.primary_lines));
-    let outputs = Outputs {
-        primary: primary.as_mut().map(|o| o as _),
-        secondary: files.secondary.as_mut().map(|o| o as _),
-        rejects: files.rejects.as_mut().map(|o| o as _),
-        messages: files
-            .messages
-            .as_mut()
-            .filter(|_| run.messages)
-            .map(|o| o as _),
-    };
+    let mut outputs = Outputs::none();
+    outputs.set(output::PRIMARY, primary.as_mut().map(|o| o as _));
+    outputs.set(output::SECONDARY, files.secondary.as_mut().map(|o| o as _));
+    outputs.set(output::REJECTS, files.rejects.as_mut().map(|o| o as _));
+    let messages = files.messages.as_mut().filter(|_| run.messages);
+    outputs.set(output::MESSAGES, messages.map(|o| o as _));
     let (mut summary, total) = pipeline::run(sources, op, run.options, outputs, run.progress)?;
     summary.seconds = run.started.elapsed().as_secs_f64();
     let notes = (settled.settle)(&mut summary, &total);

@@ -7,6 +7,7 @@ use clap::Args;
 
 use rdq_envelope::envelope::formats::ulid_time_ms;
 use rdq_envelope::io::{Named, OutputCompression, OutputFile, Stream};
+use rdq_envelope::ops::output;
 use rdq_envelope::ops::{ShowOp, ShowPayload};
 use rdq_envelope::pipeline::{self, Outputs, PipelineOptions};
 use rdq_envelope::EnvelopeRules;
@@ -91,13 +92,10 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
     options.jobs = args.input.jobs()?;
     options.max_line_bytes = args.input.max_line_bytes;
     let mut stderr = OutputFile::stderr();
-    let outputs = Outputs {
-        primary: Some(&mut stdout),
-        secondary: None,
-        rejects: None,
+    let outputs = Outputs::none()
+        .to(output::PRIMARY, &mut stdout)
         // Why a --payload-only match printed nothing.
-        messages: Some(&mut stderr),
-    };
+        .to(output::MESSAGES, &mut stderr);
     run::say_if_reading_a_terminal(&args.input.files, false);
     let (books, by_reference) =
         pipeline::run(run::sources(&args.input.files), &op, options, outputs, None)?;

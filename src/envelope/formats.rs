@@ -292,9 +292,26 @@ pub(crate) fn ulid_value(b: &[u8]) -> Option<u128> {
 
 /// `queue` and `handler_ref`: 1–240 characters, each of `[a-z0-9._-]`.
 pub fn is_name(s: &str) -> bool {
-    (1..=240).contains(&s.len())
-        && s.bytes()
-            .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'.' | b'_' | b'-'))
+    is_name_bytes(s.as_bytes())
+}
+
+/// [`is_name`] of bytes, the one definition both paths ask: the single pass reads a name's raw
+/// bytes, which is sound because no character of a name can be spelled by an escape (a
+/// backslash is not one of them, so an escaped name goes to the tape path).
+#[inline]
+pub(crate) fn is_name_bytes(b: &[u8]) -> bool {
+    // A table, not a `matches!` of ranges: one load a byte on `validate`'s hot path.
+    const NAME_BYTE: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            table[b] = matches!(c, b'a'..=b'z' | b'0'..=b'9' | b'.' | b'_' | b'-');
+            b += 1;
+        }
+        table
+    };
+    (1..=240).contains(&b.len()) && b.iter().all(|&c| NAME_BYTE[usize::from(c)])
 }
 
 /// `handler_version`: 1–240 bytes with no control character (Unicode Cc).

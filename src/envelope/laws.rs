@@ -67,6 +67,14 @@ pub(super) fn version_required(required: Option<u32>, version: u32) -> bool {
     required.is_none_or(|r| r == version)
 }
 
+/// docs/envelope.md#invalid_header: version 2 moved the headers `rdq.source` and
+/// `rdq.submitted_by` into `origin`, so in version 2 one of them is `INVALID_HEADER`. Whether
+/// a header may be there, given whether it is one that moved (`shape::moved_header`).
+#[inline]
+pub(super) fn header_in_version(moved: bool, version: u32) -> bool {
+    !moved || version < 2
+}
+
 /// docs/envelope.md#cancellation: `CANCELLED` is a status of version 2 only (in version 1 it is
 /// `UNKNOWN_STATUS`).
 #[inline]

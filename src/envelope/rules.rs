@@ -8,6 +8,7 @@ use super::formats;
 use super::judge::{describe, Judge, Loc};
 use super::laws::{self, AttemptsProblem, History, Must, Stamp, Status};
 use super::options::{supported_versions, RuleOptions};
+use super::shape::moved_header;
 use super::Verdict;
 
 /// The top-level members the rules know, found in one pass over the object (also what the
@@ -396,7 +397,8 @@ impl<'a> Judge<'_, '_> {
                     loc,
                     "rdq.* headers are set by the server, not by a submitter",
                 );
-            } else if self.version >= 2 && matches!(key, "rdq.source" | "rdq.submitted_by") {
+            } else if !laws::header_in_version(moved_header(key.as_bytes()).is_some(), self.version)
+            {
                 self.error(
                     ErrorCode::InvalidHeader,
                     loc,

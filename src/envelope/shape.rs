@@ -11,6 +11,13 @@ use crate::json::{Value, ValueKind};
 /// The headers that move to `origin` in version 2, by their index here.
 pub(crate) const MOVED_HEADERS: [&str; 2] = ["rdq.source", "rdq.submitted_by"];
 
+/// Which of [`MOVED_HEADERS`] a header key is, if any: what both paths ask of a key, for
+/// `laws::header_in_version` and for the steps' edits.
+#[inline]
+pub(crate) fn moved_header(key: &[u8]) -> Option<usize> {
+    MOVED_HEADERS.iter().position(|name| name.as_bytes() == key)
+}
+
 /// The members of `origin` that are headers in version 1, in the order of
 /// [`MOVED_HEADERS`].
 pub(crate) const ORIGIN_MEMBERS: [&str; 2] = ["source", "submitted_by"];
@@ -87,11 +94,8 @@ impl Shape {
                     self.headers = spans::of(value, nodes);
                     spans::members(value, nodes, &mut self.header_members);
                     self.header_moves.clear();
-                    self.header_moves.extend(
-                        value
-                            .members()
-                            .map(|(key, _)| MOVED_HEADERS.iter().position(|&name| name == key)),
-                    );
+                    self.header_moves
+                        .extend(value.members().map(|(key, _)| moved_header(key.as_bytes())));
                 }
                 "attempts" => {
                     self.attempts.clear();

@@ -17,7 +17,7 @@ use super::attempts::{MESSAGE_LIMIT, STACK_LIMIT};
 use super::formats;
 use super::laws::{self, Duration, ErrorObject, History, Numbering, Outcome, Stamp, Status};
 use super::options::RuleOptions;
-use super::shape::{removal, AttemptShape, MemberSpan, Shape, MOVED_HEADERS};
+use super::shape::{moved_header, removal, AttemptShape, MemberSpan, Shape};
 use crate::json::stage1::{Classifier, Index};
 use crate::json::MAX_DEPTH;
 
@@ -292,10 +292,8 @@ impl Top {
         if !laws::status_in_version(status, version) {
             return None;
         }
-        if version >= 2
-            && (self.moved_header
-                || self.origin != Some(Origin::Good)
-                || !self.attempts.durations_v2)
+        if !laws::header_in_version(self.moved_header, version)
+            || (version >= 2 && (self.origin != Some(Origin::Good) || !self.attempts.durations_v2))
         {
             return None;
         }
@@ -716,14 +714,14 @@ impl<'l> Walk<'l, '_> {
             b"queue" => {
                 let span = self.string()?;
                 let name = &self.line[span.start as usize..span.end as usize];
-                if !is_name(name) {
+                if !formats::is_name_bytes(name) {
                     return None;
                 }
                 top.queue = span;
                 QUEUE
             }
             b"handler_ref" => {
-                if !is_name(self.grammar_string()?) {
+                if !formats::is_name_bytes(self.grammar_string()?) {
                     return None;
                 }
                 HANDLER_REF
@@ -866,7 +864,8 @@ impl<'l> Walk<'l, '_> {
                 if key.is_empty() {
                     return None;
                 }
-                top.moved_header |= matches!(key, b"rdq.source" | b"rdq.submitted_by");
+                let moved = moved_header(key);
+                top.moved_header |= moved.is_some();
                 self.keys.push((start, end));
                 self.eat(b':')?;
                 let value = self.recorded_string()?;
@@ -879,7 +878,6 @@ impl<'l> Walk<'l, '_> {
                         value_start: value.0 as usize - 1,
                         value_end: value.1 as usize + 1,
                     });
-                    let moved = MOVED_HEADERS.iter().position(|name| name.as_bytes() == key);
                     shape.header_moves.push(moved);
                 }
                 if self.end_of_member()? {
@@ -1241,22 +1239,6 @@ fn token_len(rest: &[u8]) -> usize {
     rest.iter()
         .position(|&b| ENDS_TOKEN[usize::from(b)])
         .unwrap_or(rest.len())
-}
-
-/// `queue` and `handler_ref` (docs/envelope.md#queue-and-handler_ref), on raw bytes: a name
-/// has no character an escape could spell differently.
-fn is_name(text: &[u8]) -> bool {
-    const NAME_BYTE: [bool; 256] = {
-        let mut table = [false; 256];
-        let mut b = 0;
-        while b < 256 {
-            let c = b as u8;
-            table[b] = matches!(c, b'a'..=b'z' | b'0'..=b'9' | b'.' | b'_' | b'-');
-            b += 1;
-        }
-        table
-    };
-    (1..=240).contains(&text.len()) && text.iter().all(|&b| NAME_BYTE[usize::from(b)])
 }
 
 /// RFC 8259 number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.

@@ -2,9 +2,8 @@
 //! bucket width chosen from the range so that the chart has at most [`MAX_ARRIVAL_BUCKETS`]
 //! bars.
 
-use serde::Serialize;
-
 use crate::envelope::formats::{parse_timestamp, timestamp_bytes};
+use crate::report::stats::{ArrivalBucket, Arrivals};
 
 /// The most buckets [`Arrivals`] has: the narrowest width that fits is chosen.
 pub const MAX_ARRIVAL_BUCKETS: usize = 180;
@@ -142,28 +141,6 @@ fn year_month(ms: i64) -> (i64, i64) {
 fn first_of_month(year: i64, month: i64) -> i64 {
     let text = format!("{:04}-{month:02}-01T00:00:00.000Z", year.clamp(0, 9999));
     parse_timestamp(&text).unwrap_or(0)
-}
-
-/// Arrivals over time: envelopes per bucket of `created_at`.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
-pub struct Arrivals {
-    /// A bucket's width in words: `minute`, `5 minutes`, `hour`, `day`, `week` (Monday to
-    /// Sunday), `month`, `3 months`, `year`, `N years`; empty without envelopes.
-    pub width: String,
-    /// Every bucket from the first envelope's to the last's, the empty ones included.
-    pub buckets: Vec<ArrivalBucket>,
-    /// Envelopes the buckets leave out: those the table counted from kept no key for (past
-    /// the first [`super::MAX_KEYS`] distinct days, when the run had to count per day).
-    pub other: u64,
-}
-
-/// One bucket of [`Arrivals`].
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct ArrivalBucket {
-    /// When the bucket begins (`YYYY-MM-DDTHH:MM:SS.mmmZ`).
-    pub start: String,
-    /// Envelopes created in it.
-    pub count: u64,
 }
 
 /// The arrivals of the `created_at` range `(first, last)` from counts per `unit` (each key a

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use foldhash::fast::FixedState;
 
+use super::output::{self, PRIMARY, SECONDARY};
 use crate::envelope::formats::ulid_value;
 use crate::envelope::{Checker, EnvelopeRef, EnvelopeRules};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
@@ -156,6 +157,8 @@ impl DedupeScanTotal {
 }
 
 impl LineOperation for DedupeScan {
+    // Reads the copies and writes nothing.
+    const OUTPUTS: usize = 0;
     type Worker = DedupeWorker;
     /// The chunk's valid lines' copies, in order.
     type Tally = Vec<(u128, History)>;
@@ -263,6 +266,8 @@ pub struct Written {
 }
 
 impl LineOperation for DedupeOp {
+    // The kept lines, the dropped copies (`--dropped`), the rejects.
+    const OUTPUTS: usize = output::REJECTS + 1;
     type Worker = DedupeWorker;
     type Tally = Vec<Written>;
     type Total = DedupeTotal;
@@ -288,10 +293,10 @@ impl LineOperation for DedupeOp {
             return super::reject(checked.verdict(), at, &line, out, self.write_rejects);
         };
         // Kept until the writer, which alone knows the copies before it, says otherwise.
-        let start = out.primary.len();
-        out.primary.extend_from_slice(line.content);
-        out.primary.push(b'\n');
-        let end = out.primary.len();
+        let start = out.buffer(PRIMARY).len();
+        out.buffer(PRIMARY).extend_from_slice(line.content);
+        out.buffer(PRIMARY).push(b'\n');
+        let end = out.buffer(PRIMARY).len();
         out.summary.tally_warnings(&checked.verdict().warnings);
         out.tally.push(Written {
             id: copy.id,
@@ -313,20 +318,26 @@ impl LineOperation for DedupeOp {
                     .is_some_and(|bits| bits >> (k % 64) & 1 == 1)
             }
         };
+        // Taken for the loop and put back, capacity and all: nothing is allocated.
+        let mut tally = std::mem::take(&mut out.tally);
+        let (lines, dropped_copies) = match out.buffers().split_at_mut(SECONDARY) {
+            (first, [second, ..]) => (&mut first[PRIMARY], second),
+            _ => unreachable!("DedupeOp declares its second output"),
+        };
         // The kept lines move up over the dropped ones, in order.
-        for written in out.tally.drain(..) {
+        for written in tally.drain(..) {
             if decide(written.id) {
-                out.primary.copy_within(written.start..written.end, kept_to);
+                lines.copy_within(written.start..written.end, kept_to);
                 kept_to += written.end - written.start;
             } else {
                 dropped += 1;
                 if self.write_dropped {
-                    let line = &out.primary[written.start..written.end];
-                    out.secondary.extend_from_slice(line);
+                    dropped_copies.extend_from_slice(&lines[written.start..written.end]);
                 }
             }
         }
-        out.primary.truncate(kept_to);
+        lines.truncate(kept_to);
+        out.tally = tally;
         out.summary.emitted -= dropped;
         out.summary.filtered_out += dropped;
     }

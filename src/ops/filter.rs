@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::fields::EnvelopeView;
 use super::fingerprint::{Fingerprint, Fingerprinter};
 use super::jq::{EvalSlot, EvalWatch, Where, WhereVerdict};
+use super::output::{self, PRIMARY};
 use crate::envelope::{spans, Checker, EnvelopeRef, EnvelopeRules};
 use crate::framing::Line;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
@@ -505,14 +506,16 @@ impl FilterOp {
             out.tally.emitted += 1;
         }
         if !self.count_only {
-            out.primary.extend_from_slice(line.content);
-            out.primary.push(b'\n');
+            out.buffer(PRIMARY).extend_from_slice(line.content);
+            out.buffer(PRIMARY).push(b'\n');
         }
         Action::Emit
     }
 }
 
 impl LineOperation for FilterOp {
+    // The matches, the rejects.
+    const OUTPUTS: usize = output::REJECTS + 1;
     type Worker = FilterWorker;
     type Tally = FilterTally;
     type Total = FilterTotal;

@@ -1,6 +1,7 @@
 //! `migrate`: every valid line written as the target version (docs/migrations.md,
 //! docs/cli.md#migrate), from rdq envelopes or from ChokaQ rows (docs/chokaq.md).
 
+use super::output::{self, MESSAGES, PRIMARY, SECONDARY};
 use crate::chokaq::{ChokaqOptions, Importer};
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::envelope::SUPPORTED_VERSIONS;
@@ -62,6 +63,8 @@ pub struct MigrateWorker {
 }
 
 impl LineOperation for MigrateOp {
+    // The migrated lines, the warnings records, the rejects, the warnings for people.
+    const OUTPUTS: usize = output::MESSAGES + 1;
     type Worker = MigrateWorker;
     type Tally = ();
     type Total = ();
@@ -190,7 +193,7 @@ impl MigrateOp {
         migrator: &mut Migrator,
         out: &mut ChunkOutput,
     ) -> bool {
-        let out = &mut out.primary;
+        let out = out.buffer(PRIMARY);
         let start = out.len();
         if version == self.to {
             out.extend_from_slice(line);
@@ -233,10 +236,10 @@ impl MigrateOp {
             .version
             .expect("a valid line has a supported version");
         // Written straight into the output, and taken back if the line is rejected.
-        let start = out.primary.len();
+        let start = out.buffer(PRIMARY).len();
         // A refusal (CANNOT_DOWNGRADE, MIGRATION_CONFLICT) lands in the verdict's errors.
         let errors = &mut verdict.errors;
-        if let Err(e) = migrator.migrate(line, doc, from, self.to, &mut out.primary, errors) {
+        if let Err(e) = migrator.migrate(line, doc, from, self.to, out.buffer(PRIMARY), errors) {
             // Not reached for a valid line and a supported target; still a rejection with its
             // reason, never a line lost.
             errors.push(Diagnostic::new(
@@ -246,19 +249,19 @@ impl MigrateOp {
             ));
         }
         let queue = root.get("queue").and_then(|v| v.as_str());
-        if !super::finish_written(&self.rules, queue, &mut out.primary, start, verdict) {
+        if !super::finish_written(&self.rules, queue, out.buffer(PRIMARY), start, verdict) {
             return false;
         }
         out.summary.tally_warnings(&verdict.warnings);
         if !verdict.warnings.is_empty() {
             // Writing into a Vec cannot fail.
             if self.report_warnings {
-                let _ = report::write_human(&mut out.messages, at, verdict, true);
+                let _ = report::write_human(out.buffer(MESSAGES), at, verdict, true);
             }
             if self.warnings_out {
                 // The record names the written envelope's `id`.
                 let id = root.get("id").and_then(|v| v.as_str());
-                let _ = report::write_json(&mut out.secondary, at, id, verdict, true);
+                let _ = report::write_json(out.buffer(SECONDARY), at, id, verdict, true);
             }
         }
         true
@@ -293,14 +296,14 @@ mod tests {
                     }
                 }
                 drop(checked);
-                let mut fast_out = ChunkOutput::default();
+                let mut fast_out = ChunkOutput::new(MigrateOp::OUTPUTS);
                 let checked = w.checker.check(&line);
                 let Some((clean, single)) = checked.single_pass() else {
                     continue;
                 };
                 if op.migrate_clean(clean, single, &line, &mut w.migrator, &mut fast_out) {
                     fast_lines += 1;
-                    let fast_out = fast_out.primary;
+                    let fast_out = fast_out.bytes(PRIMARY);
                     assert_eq!(fast_out, tape_out, "{}", String::from_utf8_lossy(&line));
                 }
             }

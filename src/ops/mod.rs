@@ -21,7 +21,7 @@ mod validate;
 // Each operation's `Worker` and `Tally` (the associated types of `LineOperation`) stay
 // `pub` in their modules but are not re-exported: an embedder runs an operation, it never
 // names its per-thread state or its chunks' books.
-pub use arrivals::{ArrivalBucket, Arrivals, MAX_ARRIVAL_BUCKETS};
+pub use arrivals::MAX_ARRIVAL_BUCKETS;
 pub use dedupe::{DedupeOp, DedupeScan, DedupeScanTotal, DedupeTotal};
 pub use export::{
     ColumnType, ExportError, ExportField, ExportFormat, ExportOp, ExportTotal, UnknownField,
@@ -45,10 +45,12 @@ pub use redrive::{InvalidQueue, InvalidTimestamp, Pacing, RedriveOp, RedriveRepo
 #[cfg(feature = "sample")]
 pub use sample::{SampleOp, SampleTotal};
 pub use show::{ShowOp, ShowPayload};
-pub use stats::{
-    Bucket, CodeExamples, CreatedRange, Day, ErrorType, FingerprintGroup, Group, GroupBy, LineAt,
-    QueueCount, Stats, StatsOp, StatsOverview, StatsReport, StatusCount, IN_FLIGHT, MAX_KEYS,
-    NO_ATTEMPTS, REJECT_EXAMPLES,
+pub use stats::{GroupBy, Stats, StatsOp, IN_FLIGHT, NO_ATTEMPTS};
+// What `stats` hands the renderings is plain data defined beside them (`report/stats.rs`), so
+// that the report never imports the operations; here under the names it always had.
+pub use crate::report::stats::{
+    ArrivalBucket, Arrivals, Bucket, CodeExamples, CreatedRange, Day, ErrorType, FingerprintGroup,
+    Group, LineAt, QueueCount, StatsOverview, StatsReport, StatusCount, MAX_KEYS, REJECT_EXAMPLES,
 };
 pub use validate::{ReportFormat, ValidateOp};
 
@@ -56,6 +58,26 @@ use crate::envelope::{Checker, EnvelopeRules, Verdict};
 use crate::framing::Line;
 use crate::pipeline::{Action, ChunkOutput};
 use crate::report::{self, Position};
+use output::REJECTS;
+
+/// The outputs of the operations here: each writes an output at the same index of its chunk's
+/// buffers ([`ChunkOutput::buffer`]) whatever the operation, so that one [`Outputs`] fits them
+/// all, and declares ([`LineOperation::OUTPUTS`]) as many as reach the last one it writes.
+///
+/// [`Outputs`]: crate::pipeline::Outputs
+/// [`LineOperation::OUTPUTS`]: crate::pipeline::LineOperation::OUTPUTS
+pub mod output {
+    /// What the operation is for: the lines it writes (`migrate`'s migrated lines, `filter`'s
+    /// matches, `export`'s rows), or `validate`'s diagnostics.
+    pub const PRIMARY: usize = 0;
+    /// A second stream of lines: `validate`'s valid lines, `migrate`'s warnings, `dedupe`'s
+    /// dropped copies.
+    pub const SECONDARY: usize = 1;
+    /// Reject records (docs/cli.md#rejects).
+    pub const REJECTS: usize = 2;
+    /// Text for people, in input order (`migrate --warnings`, `show`'s notes).
+    pub const MESSAGES: usize = 3;
+}
 
 /// Where a line came from, for its diagnostics.
 fn position<'a>(source: &'a str, line: &Line<'_>) -> Position<'a> {
@@ -83,7 +105,7 @@ fn reject<T>(
     out.summary.tally_errors(&verdict.errors);
     if write_rejects {
         // Writing into a Vec cannot fail.
-        let _ = report::write_reject(&mut out.rejects, at, line, &verdict.errors);
+        let _ = report::write_reject(out.buffer(REJECTS), at, line, &verdict.errors);
     }
     Action::Reject
 }

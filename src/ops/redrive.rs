@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use super::output::{self, PRIMARY, REJECTS};
 use crate::diagnostic::{Diagnostic, ErrorCode};
 use crate::envelope::formats::{is_name, parse_timestamp, timestamp_bytes};
 use crate::envelope::{Checker, Clean, EnvelopeRules, SinglePass, Status, Verdict};
@@ -213,6 +214,8 @@ struct Target<'a> {
 }
 
 impl LineOperation for RedriveOp {
+    // The redriven lines, the rejects.
+    const OUTPUTS: usize = output::REJECTS + 1;
     type Worker = RedriveWorker;
     type Tally = RedriveTally;
     type Total = RedriveTotal;
@@ -271,8 +274,8 @@ impl LineOperation for RedriveOp {
     fn settle(&self, total: &mut RedriveTotal, out: &mut ChunkOutput<RedriveTally>) {
         self.number_rated(total, out);
         if self.dry_run {
-            out.primary.clear();
-            out.rejects.clear();
+            out.buffer(PRIMARY).clear();
+            out.buffer(REJECTS).clear();
         }
     }
 
@@ -311,19 +314,20 @@ impl RedriveOp {
         let Pacing::Rate { count, per_ms } = self.pacing else {
             return;
         };
-        for &at in &out.tally.due_at {
+        let (lines, tally) = out.buffer_and_tally(PRIMARY);
+        for &at in &tally.due_at {
             let i = u128::from(total.redriven);
             let offset = i * u128::from(per_ms) / u128::from(count.max(1));
             let due = i64::try_from(offset)
                 .map_or(LATEST_MS, |offset| self.start_ms.saturating_add(offset))
                 .min(LATEST_MS);
-            out.primary[at..at + 24].copy_from_slice(&timestamp_bytes(due));
+            lines[at..at + 24].copy_from_slice(&timestamp_bytes(due));
             total.redriven += 1;
             if self.reports() {
                 total.report.add_due(due);
             }
         }
-        out.tally.due_at.clear();
+        tally.due_at.clear();
     }
 
     /// What to rewrite in a line the single pass found clean, when it can be redriven; `None`
@@ -444,16 +448,19 @@ impl RedriveOp {
         if let Some(to) = &self.queue {
             edits.replace_with_parts(queue, &[b"\"", to.as_bytes(), b"\""]);
         }
-        let start = out.primary.len();
+        let start = out.buffer(PRIMARY).len();
         // Distinct members of a valid envelope: their spans never overlap.
-        let applied = edits.apply(line, &mut out.primary);
+        let applied = edits.apply(line, out.buffer(PRIMARY));
         debug_assert!(applied, "a valid envelope's members do not overlap");
         let to = self.queue.as_deref().unwrap_or(target.queue);
-        if let Some(too_large) = self.rules.size_error(Some(to), out.primary.len() - start) {
-            out.primary.truncate(start);
+        if let Some(too_large) = self
+            .rules
+            .size_error(Some(to), out.buffer(PRIMARY).len() - start)
+        {
+            out.buffer(PRIMARY).truncate(start);
             return Err(too_large);
         }
-        out.primary.push(b'\n');
+        out.buffer(PRIMARY).push(b'\n');
         let tally = &mut out.tally;
         if matches!(self.pacing, Pacing::Rate { .. }) {
             // After the opening quote.
@@ -484,7 +491,7 @@ mod tests {
 
     /// The tape path's output for `line`: the redriven line, or nothing.
     fn by_tape(op: &RedriveOp, w: &mut RedriveWorker, line: &[u8]) -> Vec<u8> {
-        let mut out = ChunkOutput::default();
+        let mut out = ChunkOutput::new(RedriveOp::OUTPUTS);
         let mut checked = w.checker.check_on_tape(line);
         let (verdict, doc) = checked.verdict_mut();
         if let (Some(doc), true) = (doc, verdict.is_valid()) {
@@ -492,7 +499,7 @@ mod tests {
                 let _ = op.rewrite(line, &target, &mut w.edits, &mut out);
             }
         }
-        out.primary
+        std::mem::take(out.buffer(PRIMARY))
     }
 
     /// Every line the single pass redrives is redriven to the same bytes by the tape path,
@@ -515,7 +522,7 @@ mod tests {
                 for line in crate::generate::test_lines(9, version, 0.1, 2000) {
                     let tape_out = by_tape(op, &mut w, &line);
                     dead += usize::from(!tape_out.is_empty());
-                    let mut fast_out = ChunkOutput::default();
+                    let mut fast_out = ChunkOutput::new(RedriveOp::OUTPUTS);
                     let checked = w.checker.check(&line);
                     if let Some((clean, single)) = checked.single_pass() {
                         if let Some(target) = op.clean_target(&line, &clean, single) {
@@ -525,7 +532,7 @@ mod tests {
                             {
                                 fast_lines += 1;
                                 let line = String::from_utf8_lossy(&line);
-                                assert_eq!(fast_out.primary, tape_out, "{line}");
+                                assert_eq!(fast_out.bytes(PRIMARY), tape_out, "{line}");
                             }
                         }
                     }

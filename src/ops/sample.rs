@@ -9,6 +9,7 @@ use foldhash::fast::FixedState;
 use rand_pcg::rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+use super::output;
 use crate::envelope::{Checker, EnvelopeRules};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 
@@ -122,6 +123,8 @@ pub struct SampleTally {
 }
 
 impl LineOperation for SampleOp {
+    // The rejects (the sample is written from the total once the run is over).
+    const OUTPUTS: usize = output::REJECTS + 1;
     type Worker = SampleWorker;
     type Tally = SampleTally;
     type Total = SampleTotal;
@@ -232,12 +235,7 @@ mod tests {
             name: "t".into(),
             reader: Box::new(std::io::Cursor::new(input)),
         }];
-        let none = Outputs {
-            primary: None,
-            secondary: None,
-            rejects: None,
-            messages: None,
-        };
+        let none = Outputs::none();
         let (books, total) = pipeline::run(sources, &op, options, none, None).unwrap();
         let taken = total.into_sample();
         assert_eq!(books.emitted as usize, taken.len());

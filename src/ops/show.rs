@@ -6,6 +6,7 @@
 
 use memchr::memmem;
 
+use super::output::{self, MESSAGES, PRIMARY};
 use crate::envelope::{Checker, EnvelopeRules};
 use crate::json::{pretty, Value};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
@@ -74,6 +75,8 @@ pub struct ShowWorker {
 }
 
 impl LineOperation for ShowOp {
+    // The envelopes shown, what is said of them on standard error.
+    const OUTPUTS: usize = output::MESSAGES + 1;
     type Worker = ShowWorker;
     /// Matches whose payload is by reference, under [`ShowPayload::Only`].
     type Tally = u64;
@@ -114,13 +117,13 @@ impl LineOperation for ShowOp {
         if !checked.is_valid() || root.get("id").and_then(|v| v.as_str()) != Some(&self.id) {
             return Action::FilterOut;
         }
-        let start = out.primary.len();
+        let start = out.buffer(PRIMARY).len();
         if self.payload != ShowPayload::Only {
-            pretty(content, &mut out.primary);
-            out.primary.push(b'\n');
+            pretty(content, out.buffer(PRIMARY));
+            out.buffer(PRIMARY).push(b'\n');
         }
         if self.payload != ShowPayload::No
-            && !write_payload(root, self.payload, &mut w.payload, &mut out.primary)
+            && !write_payload(root, self.payload, &mut w.payload, out.buffer(PRIMARY))
             && self.payload == ShowPayload::Only
         {
             // Printing nothing and succeeding would pass for an empty payload.
@@ -135,13 +138,13 @@ impl LineOperation for ShowOp {
                  its payload is by reference, at {uri} (payload_ref)\n",
                 line.source, line.line.number, self.id
             );
-            out.messages.extend_from_slice(message.as_bytes());
+            out.buffer(MESSAGES).extend_from_slice(message.as_bytes());
         }
         if self.escape_controls {
             w.shown.clear();
-            w.shown.extend_from_slice(&out.primary[start..]);
-            out.primary.truncate(start);
-            escape_controls(&w.shown, &mut out.primary);
+            w.shown.extend_from_slice(&out.buffer(PRIMARY)[start..]);
+            out.buffer(PRIMARY).truncate(start);
+            escape_controls(&w.shown, out.buffer(PRIMARY));
         }
         out.stop = !self.all;
         Action::Emit

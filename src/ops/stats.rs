@@ -10,23 +10,20 @@ use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
 
-use serde::Serialize;
-
-use super::arrivals::{self, Arrivals, Unit};
+use super::arrivals::{self, Unit};
 use super::fields::EnvelopeView;
 use super::fingerprint::{Fingerprint, Fingerprinter};
+use super::output;
 use crate::diagnostic::{cut_text, Diagnostic};
 use crate::envelope::formats::{push_timestamp, timestamp_bytes};
 use crate::envelope::{Checker, EnvelopeRef, EnvelopeRules};
 use crate::json::Value;
 use crate::pipeline::Summary;
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
-
-/// At most this many distinct keys are kept per table (groups, histogram values, error types,
-/// days): the first this many in input order, whatever the worker count; later new keys are
-/// counted together as "other". Memory stays bounded whatever the input holds: a hostile
-/// stream of unique queue names costs at most this many entries.
-pub const MAX_KEYS: usize = 100_000;
+use crate::report::stats::{
+    Arrivals, Bucket, CodeExamples, CreatedRange, Day, ErrorType, FingerprintGroup, Group, LineAt,
+    QueueCount, StatsOverview, StatsReport, StatusCount, MAX_KEYS, REJECT_EXAMPLES,
+};
 
 /// The longest key a table keeps, in bytes: a longer one (an error type has no length rule of
 /// its own) is cut with a `…(+N bytes)` marker, so that the tables are at most about
@@ -221,27 +218,6 @@ fn add_status(statuses: &mut Vec<(String, u64)>, status: &str, count: u64) {
         Some((_, n)) => *n += count,
         None => statuses.push((status.to_owned(), count)),
     }
-}
-
-/// How many example lines a rejected code keeps (the first, in input order).
-pub const REJECT_EXAMPLES: usize = 3;
-
-/// Where a rejected line is: its source as given and its line number.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LineAt {
-    /// The source as given (`<stdin>` for standard input).
-    pub source: String,
-    /// The 1-based line number.
-    pub line: u64,
-}
-
-/// A rejected code's first lines, in input order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CodeExamples {
-    /// The error code.
-    pub code: &'static str,
-    /// Its first [`REJECT_EXAMPLES`] lines.
-    pub lines: Vec<LineAt>,
 }
 
 /// The range of two ranges.
@@ -695,139 +671,6 @@ fn histogram(counts: &Counts<u64, u64>) -> Vec<Bucket> {
         .collect()
 }
 
-/// What `stats` reports (`--format json` prints it as is; the table form draws it).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct StatsReport {
-    /// Every line read, blank ones included.
-    pub lines: u64,
-    /// Blank lines.
-    pub blank: u64,
-    /// Lines that broke a rule (not counted below).
-    pub rejected: u64,
-    /// Valid envelopes: everything below counts these.
-    pub envelopes: u64,
-    /// What the groups are (`--by`).
-    pub by: &'static str,
-    /// Envelopes per group, largest first.
-    pub groups: Vec<Group>,
-    /// Envelopes of groups past the first [`MAX_KEYS`] distinct ones.
-    pub groups_other: u64,
-    /// The earliest and latest `created_at`; null without envelopes.
-    pub created_at: Option<CreatedRange>,
-    /// Envelopes by their number of attempt records.
-    pub attempts: Vec<Bucket>,
-    /// Envelopes whose number of attempt records was past the first [`MAX_KEYS`] distinct ones.
-    pub attempts_other: u64,
-    /// Envelopes by `redrive_count`.
-    pub redrives: Vec<Bucket>,
-    /// Envelopes whose `redrive_count` was past the first [`MAX_KEYS`] distinct ones.
-    pub redrives_other: u64,
-    /// The error types of most failed attempts.
-    pub top_error_types: Vec<ErrorType>,
-    /// How many error types there are in all (up to [`MAX_KEYS`]).
-    pub distinct_error_types: u64,
-    /// Failed attempts whose error types were past the first [`MAX_KEYS`].
-    pub error_types_other: u64,
-    /// Envelopes by the UTC day of `created_at`.
-    pub arrivals_per_day: Vec<Day>,
-    /// Envelopes created on days past the first [`MAX_KEYS`] distinct ones.
-    pub arrivals_other: u64,
-}
-
-/// One group's count.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Group {
-    /// The group's value; `None` (null in JSON) when the envelope has none: `--by error_type`
-    /// when the last attempt has no `error.type` (or there is no attempt), apart from a real
-    /// error type of any name.
-    pub key: Option<String>,
-    /// Envelopes in it.
-    pub count: u64,
-    /// `--by fingerprint`: what the group is, beside its count.
-    #[serde(flatten)]
-    pub triage: Option<FingerprintGroup>,
-}
-
-/// A fingerprint group's details (`stats --by fingerprint`); the group without an error has
-/// no type, template or times.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct FingerprintGroup {
-    /// The error type (cut to 256 bytes).
-    #[serde(rename = "type")]
-    pub error_type: Option<String>,
-    /// The normalised message (cut to 256 bytes).
-    pub template: Option<String>,
-    /// The earliest time an envelope's last error was seen: that attempt's `finished_at`, or
-    /// its `started_at` while in flight.
-    pub first_seen: Option<String>,
-    /// The latest such time.
-    pub last_seen: Option<String>,
-    /// The queues with the most envelopes in the group (at most 3).
-    pub top_queues: Vec<QueueCount>,
-    /// The first 3 IDs of the group, in input order.
-    pub sample_ids: Vec<String>,
-    /// Envelopes of the group per `status`, most first (then by name): how many of this
-    /// failure are DEAD, and so can be redriven.
-    pub statuses: Vec<StatusCount>,
-}
-
-/// Envelopes of one status.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct StatusCount {
-    /// The status.
-    pub status: String,
-    /// Envelopes with it.
-    pub count: u64,
-}
-
-/// Envelopes of one queue.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct QueueCount {
-    /// The queue.
-    pub queue: String,
-    /// Envelopes in it.
-    pub count: u64,
-}
-
-/// The first and last `created_at`.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct CreatedRange {
-    /// The earliest.
-    pub first: String,
-    /// The latest.
-    pub last: String,
-}
-
-/// One histogram bucket.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Bucket {
-    /// The value counted (attempt records, redrives).
-    pub value: u64,
-    /// Envelopes with it.
-    pub count: u64,
-}
-
-/// One error type's failures.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct ErrorType {
-    /// `error.type`.
-    #[serde(rename = "type")]
-    pub error_type: String,
-    /// Attempts that recorded it.
-    pub attempts: u64,
-    /// Envelopes whose last attempt recorded it.
-    pub last_attempt: u64,
-}
-
-/// Arrivals on one day.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Day {
-    /// `YYYY-MM-DD`, UTC.
-    pub day: String,
-    /// Envelopes created that day.
-    pub count: u64,
-}
-
 /// The `stats` operation: every valid envelope added to the aggregates, invalid lines to the
 /// rejects. Nothing goes to the primary output while it runs; [`StatsOp::report`] of the run's
 /// total (what [`pipeline::run`](crate::pipeline::run) returns beside the books) is the result.
@@ -846,19 +689,6 @@ pub struct StatsOp {
     also: Vec<GroupBy>,
     /// Count arrivals per minute and per hour ([`StatsOp::overview`]).
     fine_arrivals: bool,
-}
-
-/// Everything [`StatsOp::overview`] reports: a report per grouping, and the arrivals over time.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct StatsOverview {
-    /// The report of `by`, then one for each other grouping asked for, in that order; each is
-    /// what a `stats` run with that grouping alone reports.
-    pub reports: Vec<StatsReport>,
-    /// The arrivals over time, in buckets of a width that suits their range.
-    pub arrivals: Arrivals,
-    /// The first rejected lines of each error code, by code.
-    pub reject_examples: Vec<CodeExamples>,
 }
 
 impl StatsOp {
@@ -925,6 +755,8 @@ pub struct StatsWorker {
 }
 
 impl LineOperation for StatsOp {
+    // The rejects (the report is written from the total once the run is over).
+    const OUTPUTS: usize = output::REJECTS + 1;
     type Worker = StatsWorker;
     type Tally = Stats;
     type Total = Stats;

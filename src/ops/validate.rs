@@ -1,5 +1,6 @@
 //! `validate`: every line against the rules, every broken rule reported (docs/cli.md#validate).
 
+use super::output::{self, PRIMARY, SECONDARY};
 use crate::envelope::{Checker, EnvelopeRules};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
 use crate::report;
@@ -64,6 +65,8 @@ pub struct ValidateWorker {
 }
 
 impl LineOperation for ValidateOp {
+    // The diagnostics, the valid lines (`--valid-out`), the rejects.
+    const OUTPUTS: usize = output::REJECTS + 1;
     type Worker = ValidateWorker;
     type Tally = ();
     type Total = ();
@@ -88,8 +91,8 @@ impl LineOperation for ValidateOp {
         if valid {
             out.summary.tally_warnings(&verdict.warnings);
             if self.keep_valid {
-                out.secondary.extend_from_slice(line.content);
-                out.secondary.push(b'\n');
+                out.buffer(SECONDARY).extend_from_slice(line.content);
+                out.buffer(SECONDARY).push(b'\n');
             }
         } else {
             super::reject(
@@ -105,7 +108,7 @@ impl LineOperation for ValidateOp {
             // Writing into a Vec cannot fail.
             let _ = match self.format {
                 ReportFormat::Human => report::write_human_styled(
-                    &mut out.primary,
+                    out.buffer(PRIMARY),
                     at,
                     verdict,
                     self.report_warnings,
@@ -116,7 +119,7 @@ impl LineOperation for ValidateOp {
                         .document()
                         .and_then(|d| d.root().get("id"))
                         .and_then(|v| v.as_str());
-                    report::write_json(&mut out.primary, at, id, verdict, self.report_warnings)
+                    report::write_json(out.buffer(PRIMARY), at, id, verdict, self.report_warnings)
                 }
             };
         }

@@ -25,17 +25,13 @@ struct LineSpan {
     kind: LineKind,
 }
 
-/// What a worker wrote for the lines of one chunk, and their books.
-#[derive(Debug, Default)]
+/// What a worker wrote for the lines of one chunk, and their books: a buffer for each of the
+/// operation's outputs ([`LineOperation::OUTPUTS`]), which the writer writes to the sink of
+/// the same index in [`Outputs`](super::Outputs). What each output is, the operation says.
+#[derive(Debug)]
 pub struct ChunkOutput<T = ()> {
-    /// Bytes for the primary output.
-    pub primary: Vec<u8>,
-    /// Bytes for the second data output (`--valid-out`, `--warnings-out`).
-    pub secondary: Vec<u8>,
-    /// Reject records.
-    pub rejects: Vec<u8>,
-    /// Text for people, on standard error (`migrate --warnings`).
-    pub messages: Vec<u8>,
+    /// One per output the operation declared, kept with their capacity from chunk to chunk.
+    buffers: Vec<Vec<u8>>,
     /// The books of these lines.
     pub summary: Summary,
     /// What the operation adds up beside the books ([`LineOperation::Tally`]); the writer
@@ -46,17 +42,82 @@ pub struct ChunkOutput<T = ()> {
     pub stop: bool,
 }
 
+impl<T: Default> ChunkOutput<T> {
+    /// Empty buffers for `outputs` outputs (an operation's [`LineOperation::OUTPUTS`]): what
+    /// the pipeline gives each chunk, and what a test that calls
+    /// [`apply`](LineOperation::apply) itself passes.
+    ///
+    /// ```
+    /// use rdq_envelope::pipeline::ChunkOutput;
+    ///
+    /// let mut out = ChunkOutput::<()>::new(2);
+    /// out.buffer(1).extend_from_slice(b"second\n");
+    /// assert_eq!((out.bytes(0), out.bytes(1)), (&b""[..], &b"second\n"[..]));
+    /// ```
+    pub fn new(outputs: usize) -> Self {
+        ChunkOutput {
+            buffers: (0..outputs).map(|_| Vec::new()).collect(),
+            summary: Summary::default(),
+            tally: T::default(),
+            stop: false,
+        }
+    }
+}
+
 impl<T> ChunkOutput<T> {
+    /// The buffer of the operation's output `index` (`0..OUTPUTS`), to write its bytes into.
+    ///
+    /// # Panics
+    ///
+    /// When `index` is not one of the outputs the operation declared: a mistake in the
+    /// operation, whatever its input.
+    #[inline]
+    pub fn buffer(&mut self, index: usize) -> &mut Vec<u8> {
+        &mut self.buffers[index]
+    }
+
+    /// Every output's buffer, in order: to write to two at once.
+    ///
+    /// ```
+    /// use rdq_envelope::pipeline::ChunkOutput;
+    ///
+    /// let mut out = ChunkOutput::<()>::new(2);
+    /// out.buffer(0).extend_from_slice(b"a\n");
+    /// if let [first, second] = out.buffers() {
+    ///     second.extend_from_slice(first);
+    /// }
+    /// assert_eq!(out.bytes(1), b"a\n");
+    /// ```
+    #[inline]
+    pub fn buffers(&mut self) -> &mut [Vec<u8>] {
+        &mut self.buffers
+    }
+
+    /// The buffer of output `index` beside the chunk's tally, to fill both at once.
+    ///
+    /// # Panics
+    ///
+    /// As [`buffer`](Self::buffer).
+    #[inline]
+    pub fn buffer_and_tally(&mut self, index: usize) -> (&mut Vec<u8>, &mut T) {
+        (&mut self.buffers[index], &mut self.tally)
+    }
+
+    /// The bytes written so far to output `index`; empty for an index the operation did not
+    /// declare.
+    pub fn bytes(&self, index: usize) -> &[u8] {
+        self.buffers.get(index).map_or(&[], Vec::as_slice)
+    }
+
     /// The bytes held for the outputs.
     fn len(&self) -> usize {
-        self.primary.len() + self.secondary.len() + self.rejects.len() + self.messages.len()
+        self.buffers.iter().map(Vec::len).sum()
     }
 
     fn clear(&mut self) {
-        self.primary.clear();
-        self.secondary.clear();
-        self.rejects.clear();
-        self.messages.clear();
+        for buffer in &mut self.buffers {
+            buffer.clear();
+        }
         self.summary.clear();
         self.stop = false;
     }
@@ -73,7 +134,7 @@ pub(super) struct InputFailure {
     pub error: io::Error,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Chunk<T = ()> {
     /// Position in the run: the writer restores this order.
     pub seq: u64,
@@ -98,6 +159,25 @@ pub(super) struct Chunk<T = ()> {
     /// The first line not yet worked on, when the output reached its budget first.
     resume_at: Option<usize>,
     pub out: ChunkOutput<T>,
+}
+
+impl<T: Default> Chunk<T> {
+    /// An empty chunk with a buffer for each of `outputs` outputs.
+    pub fn new(outputs: usize) -> Self {
+        Chunk {
+            seq: 0,
+            source: 0,
+            data: Vec::new(),
+            spans: Vec::new(),
+            held: 0,
+            bytes_in: 0,
+            failure: None,
+            flush: false,
+            panic: None,
+            resume_at: None,
+            out: ChunkOutput::new(outputs),
+        }
+    }
 }
 
 impl<T> Chunk<T> {

@@ -56,7 +56,7 @@ use crate::io::Waits;
 /// (docs/cli.md#summary-and-the-books) are kept from these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
-    /// The line passed and went to the primary output (or, for `validate`, counts as kept).
+    /// The line passed and the operation wrote it out (or, for `validate`, counts it as kept).
     Emit,
     /// The line broke a rule; the operation has written its reject record.
     Reject,
@@ -118,7 +118,7 @@ pub struct SourceLine<'a> {
 ///
 /// let input = b"{\"status\":\"DEAD\"}\n{\"status\":\"PENDING\"}\n{\"status\":\"DEAD\"}\n".to_vec();
 /// let sources = vec![Source::Reader { name: "demo".into(), reader: Box::new(std::io::Cursor::new(input)) }];
-/// let none = Outputs { primary: None, secondary: None, rejects: None, messages: None };
+/// let none = Outputs::none();
 /// let (books, dead) = pipeline::run(sources, &CountDead, PipelineOptions::default(), none, None).unwrap();
 /// assert_eq!((books.lines, dead), (3, 2));
 /// ```
@@ -129,6 +129,13 @@ pub struct SourceLine<'a> {
 /// [`merge`]: LineOperation::merge
 /// [`settle`]: LineOperation::settle
 pub trait LineOperation: Sync {
+    /// How many outputs the operation writes: a chunk holds a buffer for each
+    /// ([`ChunkOutput::buffer`], `0..OUTPUTS`), and [`run`] writes buffer `i` to sink `i` of
+    /// its [`Outputs`]. What each output is (lines, diagnostics, reject records, text for
+    /// people), the operation says; the pipeline only keeps them apart and in input order.
+    /// One unless the operation declares more.
+    const OUTPUTS: usize = 1;
+
     /// Per-thread state, made once per worker and reused for every line (parsers, scratch).
     type Worker: Send;
 
@@ -232,15 +239,16 @@ pub trait LineOperation: Sync {
     ///         0
     ///     }
     ///     fn apply(&self, _: &mut (), line: SourceLine<'_>, out: &mut ChunkOutput<Vec<usize>>) -> Action {
-    ///         out.primary.extend_from_slice(line.line.content);
-    ///         out.primary.push(b'\n');
-    ///         out.tally.push(out.primary.len());
+    ///         let (lines, ends) = out.buffer_and_tally(0);
+    ///         lines.extend_from_slice(line.line.content);
+    ///         lines.push(b'\n');
+    ///         ends.push(lines.len());
     ///         Action::Emit
     ///     }
     ///     fn settle(&self, kept: &mut usize, out: &mut ChunkOutput<Vec<usize>>) {
     ///         let ends = std::mem::take(&mut out.tally);
     ///         let keep = ends.len().min(2 - *kept);
-    ///         out.primary.truncate(if keep == 0 { 0 } else { ends[keep - 1] });
+    ///         out.buffer(0).truncate(if keep == 0 { 0 } else { ends[keep - 1] });
     ///         *kept += keep;
     ///         let dropped = (ends.len() - keep) as u64;
     ///         out.summary.emitted -= dropped;
@@ -253,7 +261,7 @@ pub trait LineOperation: Sync {
     /// let input = b"a\nb\nc\nd\n".to_vec();
     /// let sources = vec![Source::Reader { name: "demo".into(), reader: Box::new(std::io::Cursor::new(input)) }];
     /// let mut out = Vec::new();
-    /// let outputs = Outputs { primary: Some(&mut out), secondary: None, rejects: None, messages: None };
+    /// let outputs = Outputs::none().to(0, &mut out);
     /// let (books, kept) = pipeline::run(sources, &FirstTwo, options, outputs, None).unwrap();
     /// assert_eq!((out.as_slice(), kept), (&b"a\nb\n"[..], 2));
     /// assert_eq!((books.emitted, books.filtered_out), (2, 2));
@@ -319,16 +327,51 @@ const OUTPUT_BUDGET_FACTOR: usize = 8;
 /// vanish beside the work, small enough to stay in the L2/L3 cache while a worker walks it.
 pub const DEFAULT_CHUNK_BYTES: usize = 1 << 20;
 
-/// The sinks the writer fills, in input order. Any may be absent.
+/// The sinks the writer fills, in input order: sink `i` takes what the operation writes to its
+/// output `i` ([`LineOperation::OUTPUTS`]). Any may be absent (its bytes go nowhere); a sink
+/// past the operation's outputs is never written.
+///
+/// ```
+/// use rdq_envelope::pipeline::Outputs;
+///
+/// let (mut lines, mut rejects) = (Vec::new(), Vec::new());
+/// let outputs = Outputs::none().to(0, &mut lines).to(2, &mut rejects);
+/// assert_eq!(outputs.len(), 3);
+/// ```
+#[derive(Default)]
 pub struct Outputs<'a> {
-    /// The primary output (diagnostics for `validate`, emitted lines for the others).
-    pub primary: Option<&'a mut dyn Write>,
-    /// The second data output (`--valid-out`, `--warnings-out`).
-    pub secondary: Option<&'a mut dyn Write>,
-    /// Reject records (`--rejects`).
-    pub rejects: Option<&'a mut dyn Write>,
-    /// Text for people, in input order (standard error, for `migrate --warnings`).
-    pub messages: Option<&'a mut dyn Write>,
+    sinks: Vec<Option<&'a mut dyn Write>>,
+}
+
+impl<'a> Outputs<'a> {
+    /// No sink at all.
+    pub fn none() -> Self {
+        Outputs::default()
+    }
+
+    /// These outputs, with output `index` written to `sink`.
+    pub fn to(mut self, index: usize, sink: &'a mut dyn Write) -> Self {
+        self.set(index, Some(sink));
+        self
+    }
+
+    /// Sets (or, with `None`, removes) the sink of output `index`.
+    pub fn set(&mut self, index: usize, sink: Option<&'a mut dyn Write>) {
+        if self.sinks.len() <= index {
+            self.sinks.resize_with(index + 1, || None);
+        }
+        self.sinks[index] = sink;
+    }
+
+    /// One past the highest output with a place for a sink (set or not).
+    pub fn len(&self) -> usize {
+        self.sinks.len()
+    }
+
+    /// Whether no output has a place for a sink.
+    pub fn is_empty(&self) -> bool {
+        self.sinks.is_empty()
+    }
 }
 
 /// Why a run could not complete (docs/cli.md#exit-status: 2).
@@ -395,8 +438,8 @@ fn read_so_far(what: &str, line: u64, offset: u64) -> String {
 ///         if memchr::memmem::find(line.line.content, b"DEAD").is_none() {
 ///             return Action::FilterOut;
 ///         }
-///         out.primary.extend_from_slice(line.line.content);
-///         out.primary.push(b'\n');
+///         out.buffer(0).extend_from_slice(line.line.content);
+///         out.buffer(0).push(b'\n');
 ///         Action::Emit
 ///     }
 /// }
@@ -404,7 +447,7 @@ fn read_so_far(what: &str, line: u64, offset: u64) -> String {
 /// let input = b"{\"status\":\"DEAD\"}\n\n{\"status\":\"PENDING\"}\n".to_vec();
 /// let sources = vec![Source::Reader { name: "demo".into(), reader: Box::new(std::io::Cursor::new(input)) }];
 /// let mut out = Vec::new();
-/// let outputs = Outputs { primary: Some(&mut out), secondary: None, rejects: None, messages: None };
+/// let outputs = Outputs::none().to(0, &mut out);
 /// let (books, ()) = pipeline::run(sources, &Dead, PipelineOptions::default(), outputs, None).unwrap();
 /// assert_eq!(out, b"{\"status\":\"DEAD\"}\n");
 /// assert_eq!((books.lines, books.blank, books.emitted, books.filtered_out), (3, 1, 1, 1));
@@ -429,6 +472,8 @@ pub fn run<Op: LineOperation>(
     // Made before any worker starts: making it may reset what the workers read of the run
     // (`filter --limit`'s count of the lines written so far).
     let mut total = op.total();
+    // A sink for each output the operation declared: one past them is never written.
+    outputs.sinks.resize_with(Op::OUTPUTS, || None);
 
     let (free_tx, free_rx) = unbounded::<Chunk<Op::Tally>>();
     let (work_tx, work_rx) = bounded::<Chunk<Op::Tally>>(pool);
@@ -437,7 +482,7 @@ pub fn run<Op: LineOperation>(
     let (stop_tx, stop_rx) = bounded::<()>(0);
     for _ in 0..pool {
         free_tx
-            .send(Chunk::default())
+            .send(Chunk::new(Op::OUTPUTS))
             .expect("the receiver is alive");
     }
 
@@ -770,9 +815,8 @@ impl Writer<'_> {
         let mut next = 0u64;
         // The source whose first non-blank line is yet to be seen, for `not_json_lines`.
         let mut first_line_of: Option<usize> = Some(0);
-        // The outputs written to since they were last flushed (primary, secondary, rejects,
-        // messages).
-        let mut unflushed = [false; 4];
+        // The outputs written to since they were last flushed, by index.
+        let mut unflushed = vec![false; outputs.len()];
         for mut chunk in done {
             if let Some(message) = chunk.panic.take() {
                 return Err(self.panicked(&chunk, message));
@@ -858,26 +902,12 @@ impl Writer<'_> {
     }
 }
 
-/// The outputs in the order of the chunk's buffers, beside those buffers.
-fn sinks<'o, 'a, 'b, T>(
-    outputs: &'o mut Outputs<'a>,
-    out: &'b ChunkOutput<T>,
-) -> [(Option<&'o mut (dyn Write + 'a)>, &'b [u8]); 4] {
-    [
-        (outputs.primary.as_deref_mut(), &out.primary),
-        (outputs.secondary.as_deref_mut(), &out.secondary),
-        (outputs.rejects.as_deref_mut(), &out.rejects),
-        (outputs.messages.as_deref_mut(), &out.messages),
-    ]
-}
-
 /// Flushes the outputs written to since their last flush: their buffered bytes written, and an
 /// encoder's block ended (a zstd or gzip output is then readable up to here). An output with
 /// nothing new is left alone, so that a quiet run adds no empty blocks to it.
-fn flush_written(outputs: &mut Outputs<'_>, unflushed: &mut [bool; 4]) -> io::Result<()> {
-    let nothing = ChunkOutput::<()>::default();
-    for ((sink, _), unflushed) in sinks(outputs, &nothing).into_iter().zip(unflushed) {
-        if let Some(sink) = sink.filter(|_| *unflushed) {
+fn flush_written(outputs: &mut Outputs<'_>, unflushed: &mut [bool]) -> io::Result<()> {
+    for (sink, unflushed) in outputs.sinks.iter_mut().zip(unflushed) {
+        if let Some(sink) = sink.as_deref_mut().filter(|_| *unflushed) {
             sink.flush()?;
         }
         *unflushed = false;
@@ -889,10 +919,11 @@ fn write_chunk<T>(
     out: &ChunkOutput<T>,
     outputs: &mut Outputs<'_>,
     flush_each: bool,
-    unflushed: &mut [bool; 4],
+    unflushed: &mut [bool],
 ) -> io::Result<()> {
-    for ((sink, bytes), unflushed) in sinks(outputs, out).into_iter().zip(unflushed) {
-        if let Some(sink) = sink {
+    for (index, (sink, unflushed)) in outputs.sinks.iter_mut().zip(unflushed).enumerate() {
+        let bytes = out.bytes(index);
+        if let Some(sink) = sink.as_deref_mut() {
             if !bytes.is_empty() {
                 sink.write_all(bytes)?;
                 if flush_each {

@@ -15,6 +15,7 @@ use crate::pipeline::Summary;
 pub mod html;
 #[doc(hidden)]
 pub mod shell;
+pub(crate) mod stats;
 
 /// How many leading bytes of an over-long line a rejects record holds.
 pub(crate) const REJECT_RAW_BYTES: usize = 65_536;

@@ -236,3 +236,107 @@ fn the_wheel_links_every_document() {
         );
     }
 }
+
+/// The `src/` folders and files of each row of ARCHITECTURE.md's table of layers, in its order.
+fn layers(architecture: &str) -> Vec<Vec<String>> {
+    architecture
+        .lines()
+        .skip_while(|line| !line.starts_with("| layer | where |"))
+        .skip(2)
+        .take_while(|line| line.starts_with('|'))
+        .map(|row| {
+            let place = row.split('|').nth(2).unwrap_or("");
+            place
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .filter(|path| path.starts_with("src/"))
+                .map(str::to_owned)
+                .collect()
+        })
+        .collect()
+}
+
+/// The `.rs` files under `path` (a file or a folder), unit tests left out: a `tests.rs`, a
+/// `tests/` folder.
+fn sources(path: &Path, into: &mut Vec<PathBuf>) {
+    if path.is_file() {
+        into.push(path.to_owned());
+        return;
+    }
+    for entry in std::fs::read_dir(path).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap_or_default();
+        if path.is_dir() && name != "tests" {
+            sources(&path, into);
+        } else if path.extension().is_some_and(|e| e == "rs") && name != "tests.rs" {
+            into.push(path);
+        }
+    }
+}
+
+/// ARCHITECTURE.md: "each layer uses only the ones above it in this list (unit tests aside)".
+/// Every `crate::MODULE` path in a layer's code (comments and the `#[cfg(test)]` tail of a file
+/// left out) names its own layer, one above it, or a module the table does not place
+/// (`generate`, `catalogue`, ...). The report reading `ops`' types was the one arrow back up
+/// (issue 41).
+#[test]
+fn every_layer_imports_only_the_layers_above_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let table = layers(&std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap());
+    // The module a table path is: `src/io/` is `io`, `src/diagnostic.rs` is `diagnostic`.
+    let module = |path: &str| {
+        let rest = path.trim_start_matches("src/");
+        let first = rest.split('/').next().unwrap_or(rest);
+        first.trim_end_matches(".rs").to_owned()
+    };
+    let rank: Vec<(String, usize)> = table
+        .iter()
+        .enumerate()
+        .flat_map(|(i, paths)| paths.iter().map(move |p| (module(p), i)))
+        .collect();
+    let rank_of = |name: &str| rank.iter().find(|(m, _)| m == name).map(|&(_, i)| i);
+    assert!(
+        [
+            "diagnostic",
+            "io",
+            "envelope",
+            "pipeline",
+            "report",
+            "ops",
+            "cli"
+        ]
+        .iter()
+        .all(|m| rank_of(m).is_some()),
+        "the table of layers was not read: {rank:?}"
+    );
+    let mut upward = Vec::new();
+    for (i, paths) in table.iter().enumerate() {
+        let mut files = Vec::new();
+        for path in paths {
+            sources(&root.join(path), &mut files);
+        }
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                for prefix in ["crate::", "rdq_envelope::"] {
+                    for (at, _) in line.match_indices(prefix) {
+                        let name: String = line[at + prefix.len()..]
+                            .chars()
+                            .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                            .collect();
+                        if rank_of(&name).is_some_and(|r| r > i) {
+                            upward.push(format!("{}: {}", file.display(), line.trim()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports of a layer below:\n{}",
+        upward.join("\n")
+    );
+}

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use rdq_envelope::generate::{GenOptions, Generator};
 use rdq_envelope::json::{Document, JsonParser, Value, ValueKind};
 use rdq_envelope::migrate::{Migration, Migrator};
-use rdq_envelope::ops::MigrateOp;
+use rdq_envelope::ops::{output, MigrateOp};
 use rdq_envelope::pipeline::{self, Outputs, PipelineOptions, Source};
 use rdq_envelope::{EnvelopeRules, RuleOptions, Verdict};
 
@@ -189,12 +189,9 @@ fn run(op: &MigrateOp, input: &[u8], jobs: usize, chunk_bytes: usize) -> (Vec<u8
         name: "in".into(),
         reader: Box::new(Cursor::new(input.to_vec())),
     }];
-    let outputs = Outputs {
-        primary: Some(&mut out),
-        secondary: None,
-        rejects: Some(&mut rejects),
-        messages: None,
-    };
+    let outputs = Outputs::none()
+        .to(output::PRIMARY, &mut out)
+        .to(output::REJECTS, &mut rejects);
     let mut options = PipelineOptions::default();
     options.jobs = jobs;
     options.chunk_bytes = chunk_bytes;

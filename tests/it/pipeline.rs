@@ -6,7 +6,7 @@ use std::io::{self, Cursor, Write};
 
 use rdq_envelope::framing::{LineKind, LineReader};
 use rdq_envelope::generate::{GenOptions, Generator};
-use rdq_envelope::ops::{ReportFormat, ValidateOp};
+use rdq_envelope::ops::{output, ReportFormat, ValidateOp};
 use rdq_envelope::pipeline::{self, Outputs, PipelineError, PipelineOptions, Source, Summary};
 use rdq_envelope::report::{self, Position};
 use rdq_envelope::{Diagnostic, EnvelopeRules, JsonParser, RuleOptions, Verdict};
@@ -122,12 +122,10 @@ pub(crate) fn parallel(
             reader: Box::new(Cursor::new(bytes.to_vec())),
         })
         .collect();
-    let outputs = Outputs {
-        primary: Some(&mut primary),
-        secondary: Some(&mut valid),
-        rejects: Some(&mut rejects),
-        messages: None,
-    };
+    let outputs = Outputs::none()
+        .to(output::PRIMARY, &mut primary)
+        .to(output::SECONDARY, &mut valid)
+        .to(output::REJECTS, &mut rejects);
     let (books, ()) = pipeline::run(sources, op, options, outputs, None).unwrap();
     ([primary, valid, rejects], books)
 }
@@ -233,12 +231,7 @@ fn a_failing_output_stops_an_endless_run() {
             name: "endless".into(),
             reader: Box::new(Endless(line.clone(), 0)),
         }];
-        let outputs = Outputs {
-            primary: Some(&mut sink),
-            secondary: None,
-            rejects: None,
-            messages: None,
-        };
+        let outputs = Outputs::none().to(output::PRIMARY, &mut sink);
         let mut options = PipelineOptions::default();
         options.jobs = 2;
         match pipeline::run(sources, &op, options, outputs, None) {
@@ -266,12 +259,7 @@ fn an_input_error_names_the_source_line_and_offset_after_the_lines_before_it() {
             reader: Box::new(Cursor::new(truncated)),
         },
     ];
-    let outputs = Outputs {
-        primary: None,
-        secondary: Some(&mut valid),
-        rejects: None,
-        messages: None,
-    };
+    let outputs = Outputs::none().to(output::SECONDARY, &mut valid);
     let mut options = PipelineOptions::default();
     options.jobs = 2;
     options.chunk_bytes = 4096;
@@ -307,8 +295,8 @@ impl pipeline::LineOperation for PanicsOnBoom {
             memchr::memmem::find(line.line.content, b"boom").is_none(),
             "the operation met its bomb"
         );
-        out.primary.extend_from_slice(line.line.content);
-        out.primary.push(b'\n');
+        out.buffer(0).extend_from_slice(line.line.content);
+        out.buffer(0).push(b'\n');
         pipeline::Action::Emit
     }
 }
@@ -332,12 +320,7 @@ fn a_panicking_operation_ends_the_run_with_an_error() {
             options.jobs = jobs;
             options.chunk_bytes = 256;
             let mut out = Vec::new();
-            let outputs = Outputs {
-                primary: Some(&mut out),
-                secondary: None,
-                rejects: None,
-                messages: None,
-            };
+            let outputs = Outputs::none().to(0, &mut out);
             let result = pipeline::run(sources, &PanicsOnBoom, options, outputs, None);
             match result {
                 Err(PipelineError::Panicked { place, message }) => {
@@ -410,19 +393,14 @@ impl Write for Flushes {
 }
 
 /// `PanicsOnBoom` (which echoes every other line) over `sources` into a `Flushes`, with
-/// another as the rejects, which it never writes to.
+/// another as a second output, which it does not declare and so never writes to.
 fn echo(
     sources: Vec<Source>,
     options: PipelineOptions,
     out: &mut Flushes,
     rejects: &mut Flushes,
 ) -> Summary {
-    let outputs = Outputs {
-        primary: Some(out),
-        secondary: None,
-        rejects: Some(rejects),
-        messages: None,
-    };
+    let outputs = Outputs::none().to(0, out).to(1, rejects);
     pipeline::run(sources, &PanicsOnBoom, options, outputs, None)
         .unwrap()
         .0

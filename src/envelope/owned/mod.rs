@@ -33,8 +33,9 @@ pub use members::{JsonText, UnknownMember, UnknownMembers};
 use super::formats::{
     is_handler_version, is_media_type, is_name, is_payload_uri, is_sha256_hex, TRUNCATION_MARKER,
 };
+use super::laws;
 use super::options::DEFAULT_MAX_ENVELOPE_BYTES;
-use super::shape::MOVED_HEADERS;
+use super::shape::{moved_header, MOVED_HEADERS};
 use super::types::{Outcome, Status, Timestamp, Ulid};
 use super::{MESSAGE_LIMIT, STACK_LIMIT};
 
@@ -1318,7 +1319,7 @@ pub(crate) fn check_header_key(key: &str, version: u32) -> Result<(), EnvelopeEr
             why: "is empty",
         });
     }
-    if version >= 2 && MOVED_HEADERS.contains(&key) {
+    if !laws::header_in_version(moved_header(key.as_bytes()).is_some(), version) {
         return Err(EnvelopeError::InvalidHeader {
             key: key.to_owned(),
             why: "moved into origin in version 2",

@@ -16,6 +16,7 @@ mod parquet;
 
 use super::fields::Text;
 use super::fingerprint::Fingerprinter;
+use super::output::{self, PRIMARY};
 use crate::envelope::formats::parse_timestamp;
 use crate::envelope::{Checker, EnvelopeRef, EnvelopeRules};
 use crate::pipeline::{Action, ChunkOutput, LineOperation, SourceLine};
@@ -677,6 +678,8 @@ impl ColumnValues {
 }
 
 impl LineOperation for ExportOp {
+    // The rows (CSV, TSV; Parquet's are written by the total), the rejects.
+    const OUTPUTS: usize = output::REJECTS + 1;
     type Worker = ExportWorker;
     type Tally = ExportTally;
     type Total = ExportTotal;
@@ -732,7 +735,7 @@ impl LineOperation for ExportOp {
                 tally.rows += 1;
             }
             ExportFormat::Csv | ExportFormat::Tsv => {
-                let (row, tally) = (&mut out.primary, &mut out.tally);
+                let (row, tally) = out.buffer_and_tally(PRIMARY);
                 let neutralize = self.neutralize_formulas;
                 // An integer's decimal digits, on the stack.
                 let mut digits = itoa::Buffer::new();
@@ -760,14 +763,15 @@ impl LineOperation for ExportOp {
                 // row and only once, on the writer's thread.
                 if !std::mem::replace(&mut total.header_written, true) {
                     let header = self.header();
-                    out.primary.splice(0..0, header);
+                    out.buffer(PRIMARY).splice(0..0, header);
                 }
                 total.formula_cells += std::mem::take(&mut out.tally.formula_cells);
             }
             ExportFormat::Parquet => {
                 #[cfg(feature = "parquet")]
                 if let Some(Ok(sink)) = &mut total.parquet {
-                    sink.append(&mut out.tally, &mut out.primary);
+                    let (rows, tally) = out.buffer_and_tally(PRIMARY);
+                    sink.append(tally, rows);
                 }
                 out.tally.rows = 0;
                 out.tally.columns.iter_mut().for_each(ColumnValues::clear);

@@ -13,7 +13,6 @@ use std::io::Write;
 
 use sha2::{Digest, Sha256};
 
-use crate::ops::StatsOverview;
 use crate::pipeline::Summary;
 use crate::report::noun;
 
@@ -22,6 +21,7 @@ mod sections;
 mod svg;
 
 use crate::report::shell::shell_path;
+use crate::report::stats::StatsOverview;
 use escape::escape;
 use sections::{books_section, breakdown_section, error_types_section, fingerprint_section};
 use svg::{arrivals_section, histogram_section};
@@ -66,12 +66,11 @@ pub fn made_at(seconds: u64) -> Option<String> {
     Some(format!("{}Z", text.strip_suffix(".000Z")?))
 }
 
-/// Writes the triage report of a `stats` run: `overview` is [`StatsOp::overview`] of an
-/// operation made [`with_overview`] of status, queue and fingerprint (the sections the page
-/// shows whatever it is grouped by), and `books` the summary [`pipeline::run`] returned.
+/// Writes the triage report of a `stats` run: `overview` is `StatsOp::overview` of an
+/// operation made `with_overview` of status, queue and fingerprint (the sections the page
+/// shows whatever it is grouped by; the example below), and `books` the summary
+/// [`pipeline::run`] returned.
 ///
-/// [`StatsOp::overview`]: crate::ops::StatsOp::overview
-/// [`with_overview`]: crate::ops::StatsOp::with_overview
 /// [`pipeline::run`]: crate::pipeline::run
 ///
 /// ```
@@ -84,7 +83,7 @@ pub fn made_at(seconds: u64) -> Option<String> {
 /// let op = StatsOp::new(EnvelopeRules::new(RuleOptions::default())?, GroupBy::Queue)
 ///     .with_overview(&[GroupBy::Status, GroupBy::Queue, GroupBy::Fingerprint]);
 /// let sources = vec![Source::Reader { name: "dlq".into(), reader: Box::new(&line[..]) }];
-/// let outputs = Outputs { primary: None, secondary: None, rejects: None, messages: None };
+/// let outputs = Outputs::none();
 /// let (books, total) = pipeline::run(sources, &op, PipelineOptions::default(), outputs, None)?;
 ///
 /// let mut page = Vec::new();

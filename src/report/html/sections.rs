@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 use super::escape::escape;
 use super::BREAKDOWN_ROWS;
 use crate::envelope::Status;
-use crate::ops::{CodeExamples, Group, StatsReport, MAX_KEYS};
 use crate::pipeline::Summary;
 use crate::report::shell::shell_word;
+use crate::report::stats::{CodeExamples, Group, StatsReport, MAX_KEYS};
 use crate::report::{noun, percent, thousands};
 
 /// The counts and the books: lines, valid, rejected (by code, with the first lines of each),
@@ -449,7 +449,7 @@ pub(super) fn error_types_section(h: &mut String, report: &StatsReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::LineAt;
+    use crate::report::stats::LineAt;
 
     fn examples(sources: &[&str]) -> Vec<CodeExamples> {
         let lines = sources

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use super::escape::escape;
 use super::sections::{envelopes_noun, of_width};
 use super::HISTOGRAM_BARS;
-use crate::ops::{Arrivals, Bucket, MAX_KEYS};
+use crate::report::stats::{Arrivals, Bucket, MAX_KEYS};
 use crate::report::{noun, thousands};
 
 /// Nice tick steps for an axis up to `largest`: 1, 2 or 5 times a power of ten, at most
