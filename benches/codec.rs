@@ -146,17 +146,22 @@ fn producer() -> Producer<impl FnMut() -> Timestamp> {
 }
 
 fn build(producer: &mut Producer<impl Clock>, payload: &[u8], trace: &str) -> Envelope {
-    let submit = Submit::new("billing", "invoice.render", payload.to_vec(), "application/json")
-        .unwrap()
-        .header("traceparent", trace)
-        .unwrap();
+    let submit = Submit::new(
+        "billing",
+        "invoice.render",
+        payload.to_vec(),
+        "application/json",
+    )
+    .unwrap()
+    .header("traceparent", trace)
+    .unwrap();
     let mut envelope = producer.submit(submit).unwrap();
     let now = producer.now();
     let at = |ms| now.checked_add_ms(ms).unwrap();
     envelope.lease(at(10), at(30_010)).unwrap();
     let error = AttemptError::new("java.net.SocketTimeoutException", "Read timed out").unwrap();
     envelope
-        .finish_attempt(at(250), Outcome::Failure, Some(error))
+        .finish_attempt(at(250), Outcome::PermanentFailure, Some(error))
         .unwrap()
         .dead_letter()
         .unwrap();
@@ -187,7 +192,7 @@ fn build_derived(n: u64, payload: &[u8], trace: &str) -> derived::Known {
             attempt_no: 1,
             started_at: time(n + 10),
             finished_at: Some(time(n + 250)),
-            outcome: Some("FAILURE".to_owned()),
+            outcome: Some("PERMANENT_FAILURE".to_owned()),
             error: Some(derived::KnownError {
                 kind: "java.net.SocketTimeoutException".to_owned(),
                 message: "Read timed out".to_owned(),
