@@ -10,7 +10,8 @@ use rdq_envelope::pipeline::{self, Outputs, PipelineOptions};
 use rdq_envelope::EnvelopeRules;
 
 use super::args::OUTPUT_HEADING;
-use super::run::{self, sources};
+use super::inputs::{self, sources};
+use super::run::{self, Run};
 use super::{InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
@@ -48,7 +49,7 @@ pub fn run(args: DedupeArgs) -> anyhow::Result<Outcome> {
             // signal handler; a regular file that changes between the reads is refused.
             let dropped = args.dropped.as_deref().map(|p| ("--dropped", p));
             run::check_usage(&args.input, &args.output, dropped)?;
-            run::say_if_reading_a_terminal(&args.input.files, args.output.quiet);
+            inputs::say_if_reading_a_terminal(&args.input.files, args.output.quiet);
             let inputs = Rereadable::new(sources(&args.input.files))?;
             let scan = DedupeScan::new(rules()?, args.input.max_line_bytes);
             let mut options = PipelineOptions::default();
@@ -63,14 +64,11 @@ pub fn run(args: DedupeArgs) -> anyhow::Result<Outcome> {
             configure(&mut op, &args);
             // Checked before any output is committed: the choice of the first read does
             // not hold for another file.
-            run::run_sources_then(
-                &op,
-                inputs.sources()?,
-                &args.input,
-                &args.output,
-                dropped,
-                |_, _, _| Ok(inputs.check_unchanged()?),
-            )
+            Run::new(&op, &args.input, &args.output)
+                .reading(inputs.sources()?)
+                .secondary(dropped)
+                .then(|_, _, _| Ok(inputs.check_unchanged()?))
+                .execute()
         }
     }
 }
@@ -79,7 +77,9 @@ pub fn run(args: DedupeArgs) -> anyhow::Result<Outcome> {
 fn write(mut op: DedupeOp, args: &DedupeArgs) -> anyhow::Result<Outcome> {
     configure(&mut op, args);
     let dropped = args.dropped.as_deref().map(|p| ("--dropped", p));
-    run::run(&op, &args.input, &args.output, dropped, false)
+    Run::new(&op, &args.input, &args.output)
+        .secondary(dropped)
+        .execute()
 }
 
 fn configure(op: &mut DedupeOp, args: &DedupeArgs) {

@@ -10,7 +10,8 @@ use rdq_envelope::ops::{ExportField, ExportFormat, ExportOp, DEFAULT_FIELDS, FIE
 use rdq_envelope::EnvelopeRules;
 
 use super::args::{Written, OUTPUT_HEADING};
-use super::{run, CompressArg, InputArgs, Outcome, OutputArgs};
+use super::run::Run;
+use super::{CompressArg, InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
@@ -135,20 +136,15 @@ pub fn run(mut args: ExportArgs) -> anyhow::Result<Outcome> {
     op.max_line_bytes = args.input.max_line_bytes;
     op.neutralize_formulas = !args.no_neutralize_formulas;
     let quiet = args.output.quiet;
-    run::run_then(
-        &op,
-        &args.input,
-        &args.output,
-        None,
-        false,
-        |_, mut total, out| {
+    Run::new(&op, &args.input, &args.output)
+        .then(|_, mut total, out| {
             out.write_all(&op.finish(&mut total)?)?;
             if !quiet {
                 say_formula_cells(&op, total.formula_cells())?;
             }
             Ok(())
-        },
-    )
+        })
+        .execute()
 }
 
 /// Says how many text `cells` would start a formula in a spreadsheet, and what became of them;

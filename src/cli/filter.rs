@@ -12,8 +12,9 @@ use rdq_envelope::ops::{EvalWatch, FilterOp, FilterTotal};
 use rdq_envelope::EnvelopeRules;
 
 use super::args::Written;
+use super::run::{self, Run};
 use super::time::envelope_form;
-use super::{run, where_guard, InputArgs, Outcome, OutputArgs};
+use super::{where_guard, InputArgs, Outcome, OutputArgs};
 
 /// The predicates from their flags, each checked so that none matches nothing unsaid.
 mod predicates;
@@ -174,17 +175,13 @@ pub fn run(mut args: FilterArgs) -> anyhow::Result<Outcome> {
         }
     };
     let limit = op.limit;
-    run::run_settled(
-        &op,
-        &args.input,
-        &args.output,
-        limit,
-        settle,
-        |books, _, out| match count {
+    Run::new(&op, &args.input, &args.output)
+        .settled(limit, settle)
+        .then(|books, _, out| match count {
             true => Ok(writeln!(out, "{}", books.emitted)?),
             false => Ok(()),
-        },
-    )
+        })
+        .execute()
 }
 
 /// What `batch filter` runs on every shard: the matching lines are its output, with rejects.

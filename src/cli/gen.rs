@@ -232,7 +232,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<Outcome> {
     out.commit()?;
     if !args.quiet {
         let plural = if lines == 1 { "" } else { "s" };
-        let place = super::run::place_of(args.output.as_deref());
+        let place = super::closing::place_of(args.output.as_deref());
         super::say(format_args!(
             "wrote {} {what}{plural} ({}) to {place}",
             rdq_envelope::report::thousands(lines),

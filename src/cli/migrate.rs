@@ -10,7 +10,8 @@ use rdq_envelope::ops::{MigrateOp, MigrateSource};
 use rdq_envelope::EnvelopeRules;
 
 use super::args::{Written, OUTPUT_HEADING};
-use super::{run, InputArgs, Outcome, OutputArgs, TableArg};
+use super::run::Run;
+use super::{InputArgs, Outcome, OutputArgs, TableArg};
 
 #[derive(Args, Debug)]
 pub struct MigrateArgs {
@@ -68,13 +69,10 @@ enum From {
 pub fn run(mut args: MigrateArgs) -> anyhow::Result<Outcome> {
     args.output.written = Written::Envelopes;
     let op = op(&args)?;
-    run::run(
-        &op,
-        &args.input,
-        &args.output,
-        args.warnings_out.as_deref().map(|p| ("--warnings-out", p)),
-        args.warnings,
-    )
+    Run::new(&op, &args.input, &args.output)
+        .secondary(args.warnings_out.as_deref().map(|p| ("--warnings-out", p)))
+        .messages(args.warnings)
+        .execute()
 }
 
 /// What `batch migrate` runs on every shard: the migrated lines are its output, with rejects.

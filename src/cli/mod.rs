@@ -2,6 +2,7 @@
 
 mod args;
 mod batch;
+mod closing;
 mod colour;
 mod dedupe;
 mod ending;
@@ -11,10 +12,12 @@ mod filter;
 mod format_name;
 mod gen;
 mod input_hint;
+mod inputs;
 mod manual;
 mod migrate;
 #[cfg(debug_assertions)]
 mod panic_hook;
+mod preflight;
 mod progress;
 mod queue_limits;
 mod redrive;
@@ -32,10 +35,10 @@ mod where_guard;
 
 use std::process::ExitCode;
 
-use clap::parser::ValueSource;
-use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub use args::{jobs_in_range, CompressArg, GlobalArgs, InputArgs, OutputArgs, TableArg};
+pub use preflight::check_against_stderr;
 
 /// Where a reader finds the documents the help cites as `docs/NAME.md`: the help is often all a
 /// pip user has, and the wheel installs the documents beside its `bin/`.
@@ -207,18 +210,6 @@ pub fn say(message: std::fmt::Arguments<'_>) -> std::io::Result<()> {
         .map_err(|e| std::io::Error::other(format!("<stderr>: write failed: {e}")))
 }
 
-/// Refuses an output file (given with `flag`; standard output without one) that is the file
-/// standard error is open on: its rename would take the messages' file away (`gen -o f 2>f`).
-pub fn check_against_stderr(flag: &str, output: Option<&std::path::Path>) -> anyhow::Result<()> {
-    use rdq_envelope::io::{Named, Stream};
-    let primary = match output {
-        Some(path) => Named::path(flag, path, true),
-        None => Named::new("the primary output", Stream::Stdout),
-    };
-    let messages = Named::new("the run's messages", Stream::Stderr);
-    run::check_streams(&[], &[primary, messages])
-}
-
 /// Runs the command line and maps the outcome to the exit status.
 pub fn main() -> ExitCode {
     signals::install();
@@ -233,7 +224,7 @@ pub fn main() -> ExitCode {
         // The version report says what a command would do: a value of RDQ_ENVELOPE_SIMD that
         // every command refuses is refused here too, not reported over.
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => {
-            if let Err(refused) = simd_variable_is_known() {
+            if let Err(refused) = preflight::simd_variable_is_known() {
                 let _ = say(format_args!("{refused}"));
                 return ExitCode::from(2);
             }
@@ -245,11 +236,11 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage(&e, color),
     };
-    if let Err(e) = simd_variable_is_known() {
+    if let Err(e) = preflight::simd_variable_is_known() {
         let _ = say(format_args!("{e}"));
         return ExitCode::from(2);
     }
-    if let Err(e) = globals_do_something(&matches) {
+    if let Err(e) = preflight::globals_do_something(&matches) {
         let _ = say(format_args!("{e}"));
         return ExitCode::from(2);
     }
@@ -277,23 +268,6 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// `RDQ_ENVELOPE_SIMD`, when set and not empty, names a classifier: a typo would otherwise
-/// pass unseen (the results are the same, only the speed is not what was asked for).
-fn simd_variable_is_known() -> anyhow::Result<()> {
-    let Some(value) = std::env::var_os("RDQ_ENVELOPE_SIMD").filter(|v| !v.is_empty()) else {
-        return Ok(());
-    };
-    let names = rdq_envelope::json::SIMD_NAMES;
-    match value.to_str().is_some_and(|v| names.contains(&v)) {
-        true => Ok(()),
-        false => anyhow::bail!(
-            "RDQ_ENVELOPE_SIMD={}: expected one of {} (unset or empty: the fastest this CPU runs)",
-            value.to_string_lossy(),
-            names.join(", ")
-        ),
-    }
-}
-
 /// Runs `command` on a thread with the stack a `--where` expression may need
 /// ([`rdq_envelope::ops::EVAL_STACK_BYTES`]): the thread that runs a pipeline also applies
 /// its operation at times. The stack is reserved, not used, until a deep expression goes
@@ -316,38 +290,6 @@ fn on_a_deep_stack(
         Some(_) => Err(anyhow::anyhow!("internal error (a bug, please report it)")),
         None => (command.take().expect("not taken: the thread did not start"))(),
     }
-}
-
-/// Refuses `-q` or `-j` on the command line (before the subcommand or after it) for a command
-/// that has no use for it (`rdq-envelope -j 4 gen`): clap accepts a global flag everywhere,
-/// and a flag that would do nothing is a usage error (docs/guarantees.md#flags).
-/// `RDQ_ENVELOPE_JOBS` is only a default, so it never counts; nor does `--color`, a taste
-/// that an alias may set for every command.
-fn globals_do_something(matches: &ArgMatches) -> anyhow::Result<()> {
-    // The definitions before clap's build: a command's own arguments, not yet the globals
-    // clap copies into every subcommand.
-    let mut command = command();
-    let mut path = Vec::new();
-    let mut at = matches;
-    while let Some((name, sub)) = at.subcommand() {
-        let Some(next) = command.find_subcommand(name) else {
-            return Ok(());
-        };
-        command = next.clone();
-        path.push(name.to_owned());
-        at = sub;
-    }
-    for (id, flag) in [("quiet", "-q/--quiet"), ("jobs", "-j/--jobs")] {
-        let given = matches!(at.try_contains_id(id), Ok(true))
-            && at.value_source(id) == Some(ValueSource::CommandLine);
-        if given && !command.get_arguments().any(|a| a.get_id() == id) {
-            anyhow::bail!(
-                "{flag} does nothing for `{}`: it belongs to the commands that read envelopes",
-                path.join(" ")
-            );
-        }
-    }
-    Ok(())
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<Outcome> {

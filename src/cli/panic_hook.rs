@@ -4,7 +4,7 @@
 use rdq_envelope::pipeline::{self, LineOperation};
 
 /// An operation that panics on a line holding `marker`, else does what `op` does (test builds
-/// only, see `run_then`).
+/// only, see `Run::execute`).
 pub struct PanicOn<'a, Op> {
     pub op: &'a Op,
     pub marker: Vec<u8>,

@@ -13,8 +13,9 @@ use rdq_envelope::report::noun;
 use rdq_envelope::EnvelopeRules;
 
 use super::args::Written;
+use super::run::Run;
 use super::time::{self, envelope_form};
-use super::{run, InputArgs, Outcome, OutputArgs};
+use super::{InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
 pub struct RedriveArgs {
@@ -91,17 +92,12 @@ pub fn run(mut args: RedriveArgs) -> anyhow::Result<Outcome> {
     op.write_rejects = args.output.rejects.is_some();
     op.max_line_bytes = args.input.max_line_bytes;
     if !args.dry_run {
-        return run::run(&op, &args.input, &args.output, None, false);
+        return Run::new(&op, &args.input, &args.output).execute();
     }
     let to = args.queue.as_deref();
-    run::run_then(
-        &op,
-        &args.input,
-        &args.output,
-        None,
-        false,
-        |summary, total, out| write_dry_run(summary, total.report(), to, out),
-    )
+    Run::new(&op, &args.input, &args.output)
+        .then(|summary, total, out| write_dry_run(summary, total.report(), to, out))
+        .execute()
 }
 
 /// `N/s`, `N/m` or `N/h`, N a positive integer.

@@ -1,8 +1,12 @@
-//! What every command that reads envelopes does around its operation: open the outputs, run the
-//! pipeline with a progress bar, write the summary, commit the outputs, say how it went.
+//! What every command that reads envelopes does around its operation. A [`Run`] is one value
+//! that says what the run is: the operation, the inputs and outputs its arguments name, a
+//! second data output, text for people, a cap on the primary output, what settles the books
+//! and what is written once the run is over. [`Run::execute`] checks the streams, opens the
+//! outputs, runs the pipeline with a progress bar, writes the summary, commits the outputs and
+//! says how it went.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -14,6 +18,8 @@ use rdq_envelope::pipeline::Summary;
 use rdq_envelope::pipeline::{self, LineOperation, Outputs, PipelineOptions, Progress, Source};
 
 use super::args::Written;
+use super::closing::what_was_written;
+use super::inputs::{input_streams, say_if_reading_a_terminal, total_size};
 use super::progress::ProgressBar;
 use super::{CompressArg, InputArgs, Outcome, OutputArgs};
 
@@ -31,65 +37,241 @@ fn compress_threads(jobs: usize) -> u32 {
 /// A command's second data output: its flag (for messages) and its path.
 pub type Secondary<'a> = Option<(&'static str, &'a Path)>;
 
-/// Runs `op` over the inputs. `secondary` is the command's second data output
-/// (`--valid-out`, `--warnings-out`); with `messages`, the operation's text for people goes to
-/// standard error, in input order (and no progress bar is drawn over it unless forced).
-pub fn run<Op: LineOperation>(
-    op: &Op,
-    input: &InputArgs,
-    output: &OutputArgs,
-    secondary: Secondary<'_>,
+/// What settles a run's books once it is over, from the operation's total.
+type Settle<'a, T> = Box<dyn FnOnce(&mut Summary, &T) -> Notes + 'a>;
+
+/// What writes to the primary output once the run is over, from its books and the total.
+type Epilogue<'a, T> = Box<dyn FnOnce(&Summary, T, &mut dyn Write) -> anyhow::Result<()> + 'a>;
+
+/// One run of a command over its inputs, described whole before anything is opened, then
+/// [`execute`](Run::execute)d once. [`Run::new`] is the plain run (the inputs `input.files`
+/// names, the primary output, `--rejects` and `--summary`); each method adds what one command
+/// needs beside that.
+pub struct Run<'a, Op: LineOperation> {
+    op: &'a Op,
+    input: &'a InputArgs,
+    output: &'a OutputArgs,
+    /// The inputs as read from elsewhere (`dedupe`'s spilled streams), else `input.files`.
+    sources: Option<Vec<Source>>,
+    /// The command's second data output (`--valid-out`, `--warnings-out`, `--dropped`).
+    secondary: Secondary<'a>,
+    /// The operation's text for people goes to standard error, in input order (and no
+    /// progress bar is drawn over it unless forced).
     messages: bool,
-) -> anyhow::Result<Outcome> {
-    run_then(op, input, output, secondary, messages, |_, _, _| Ok(()))
+    /// The most lines the primary output takes; the rest is dropped (`filter --limit`).
+    primary_lines: Option<u64>,
+    settle: Settle<'a, Op::Total>,
+    epilogue: Epilogue<'a, Op::Total>,
 }
 
-/// Like [`run`], then `epilogue` writes what the run added up (its books and the operation's
-/// total) to the primary output (the count of `filter --count`, the report of `stats`), before
-/// any output is committed.
-pub fn run_then<Op: LineOperation>(
-    op: &Op,
-    input: &InputArgs,
-    output: &OutputArgs,
-    secondary: Secondary<'_>,
-    messages: bool,
-    epilogue: impl FnOnce(&Summary, Op::Total, &mut dyn Write) -> anyhow::Result<()>,
-) -> anyhow::Result<Outcome> {
-    let settled = Settled {
-        primary_lines: None,
-        settle: |_: &mut Summary, _: &Op::Total| Notes::default(),
-    };
-    let sources = (sources(&input.files), true);
-    run_full(
-        op, sources, input, output, secondary, messages, settled, epilogue,
-    )
+impl<'a, Op: LineOperation> Run<'a, Op> {
+    /// `op` over the inputs of `input`, into the outputs of `output`, and nothing more.
+    pub fn new(op: &'a Op, input: &'a InputArgs, output: &'a OutputArgs) -> Self {
+        Run {
+            op,
+            input,
+            output,
+            sources: None,
+            secondary: None,
+            messages: false,
+            primary_lines: None,
+            settle: Box::new(|_, _| Notes::default()),
+            epilogue: Box::new(|_, _, _| Ok(())),
+        }
+    }
+
+    /// With the command's second data output, its flag (for messages) and its path.
+    pub fn secondary(mut self, secondary: Secondary<'a>) -> Self {
+        self.secondary = secondary;
+        self
+    }
+
+    /// With the operation's text for people on standard error, when `messages`.
+    pub fn messages(mut self, messages: bool) -> Self {
+        self.messages = messages;
+        self
+    }
+
+    /// Reading `sources` (the inputs `input.files` names, read from elsewhere: `dedupe`'s
+    /// spilled streams) rather than opening `input.files`.
+    pub fn reading(mut self, sources: Vec<Source>) -> Self {
+        self.sources = Some(sources);
+        self
+    }
+
+    /// With at most `lines` lines of the primary output kept, and `settle` to settle the books
+    /// from the operation's total once the run is over (`filter`'s `--limit` and `--where`).
+    pub fn settled(
+        mut self,
+        lines: Option<u64>,
+        settle: impl FnOnce(&mut Summary, &Op::Total) -> Notes + 'a,
+    ) -> Self {
+        self.primary_lines = lines;
+        self.settle = Box::new(settle);
+        self
+    }
+
+    /// Then `epilogue` writes what the run added up (its books and the operation's total) to
+    /// the primary output (the count of `filter --count`, the report of `stats`), before any
+    /// output is committed.
+    pub fn then(
+        mut self,
+        epilogue: impl FnOnce(&Summary, Op::Total, &mut dyn Write) -> anyhow::Result<()> + 'a,
+    ) -> Self {
+        self.epilogue = Box::new(epilogue);
+        self
+    }
+
+    /// Runs it: checks the streams, opens every output, runs the pipeline, settles and writes
+    /// the books, then commits every output with the closing line, all or nothing.
+    pub fn execute(self) -> anyhow::Result<Outcome> {
+        let started = Instant::now();
+        let (input, output, secondary) = (self.input, self.output, self.secondary);
+        check_usage(input, output, secondary)?;
+        let jobs = input.jobs()?;
+        // Open every output before reading: an unwritable path fails before any work is done.
+        let primary_compression = match (output.compress, &output.output) {
+            (Some(kind), _) => compression(kind, jobs),
+            (None, None) => OutputCompression::None,
+            (None, Some(path)) => OutputCompression::from_name(path, compress_threads(jobs)),
+        };
+        let primary = match &output.output {
+            Some(path) => OutputFile::create_compressed(path, primary_compression)
+                .with_context(|| format!("{}: cannot create output", path.display()))?,
+            None => OutputFile::stdout_compressed(primary_compression)?,
+        };
+        let open = |path: Option<&Path>| path.map(|p| create(p, jobs)).transpose();
+        let mut files = RunFiles {
+            primary: Some(primary),
+            secondary: open(secondary.map(|(_, p)| p))?,
+            rejects: open(output.rejects.as_deref())?,
+            summary: open(output.summary.as_deref())?,
+            messages: self.messages.then(OutputFile::stderr),
+        };
+        let sources = match self.sources {
+            Some(sources) => sources,
+            // Read from elsewhere already (standard input spilled): nothing to say about a
+            // terminal.
+            None => {
+                say_if_reading_a_terminal(&input.files, output.quiet);
+                super::inputs::sources(&input.files)
+            }
+        };
+        let progress = Arc::new(Progress::default());
+        let bar = (!output.quiet && (output.progress || !self.messages))
+            .then(|| {
+                ProgressBar::start(
+                    Arc::clone(&progress),
+                    total_size(&input.files),
+                    output.progress,
+                )
+            })
+            .flatten();
+        let mut options = PipelineOptions::default();
+        options.jobs = jobs;
+        options.max_line_bytes = input.max_line_bytes;
+        options.line_buffered = output.line_buffered;
+        let pipeline = Pipeline {
+            options,
+            progress: Some(progress),
+            started,
+            primary_lines: self.primary_lines,
+        };
+        let (op, settle) = (self.op, self.settle);
+        #[cfg(debug_assertions)]
+        let result = match std::env::var_os("RDQ_ENVELOPE_TEST_PANIC_ON") {
+            // Test builds only: a line holding these bytes panics in its worker, so that the
+            // tests can prove a panic ends the run with status 2 and every output as it was.
+            Some(marker) => {
+                let op = super::panic_hook::PanicOn {
+                    op,
+                    marker: marker.into_encoded_bytes(),
+                };
+                pipeline.run(&op, sources, &mut files, settle)
+            }
+            None => pipeline.run(op, sources, &mut files, settle),
+        };
+        #[cfg(not(debug_assertions))]
+        let result = pipeline.run(op, sources, &mut files, settle);
+        if let Some(bar) = bar {
+            bar.finish();
+        }
+        let (summary, notes, total) = result?;
+        if let Some(primary) = files.primary.as_mut() {
+            (self.epilogue)(&summary, total, primary)?;
+        }
+        // The closing line goes out when every output is complete and none is renamed yet: a
+        // standard error that cannot take it fails the run with every path as it was.
+        files.commit_then(|| match output.quiet {
+            true => Ok(()),
+            false => {
+                super::input_hint::say_what_the_inputs_look_like(&summary)?;
+                let wrote = what_was_written(&summary, output, secondary);
+                let (counts, rate) = (summary.human_counts(), summary.human_rate());
+                super::say(format_args!("{counts}{}{wrote}{rate}", notes.human))
+            }
+        })?;
+        Ok(outcome(&summary))
+    }
 }
 
-/// Like [`run_then`], reading `sources` (the inputs as `input.files` names them, read from
-/// elsewhere: `dedupe`'s spilled streams) rather than opening `input.files`.
-pub fn run_sources_then<Op: LineOperation>(
-    op: &Op,
-    sources: Vec<Source>,
-    input: &InputArgs,
-    output: &OutputArgs,
-    secondary: Secondary<'_>,
-    epilogue: impl FnOnce(&Summary, Op::Total, &mut dyn Write) -> anyhow::Result<()>,
-) -> anyhow::Result<Outcome> {
-    let settled = Settled {
-        primary_lines: None,
-        settle: |_: &mut Summary, _: &Op::Total| Notes::default(),
-    };
-    // Read from elsewhere already (standard input spilled): nothing to say about a terminal.
-    run_full(
-        op,
-        (sources, false),
-        input,
-        output,
-        secondary,
-        false,
-        settled,
-        epilogue,
-    )
+/// How a run's pipeline runs, once its outputs are open.
+struct Pipeline {
+    /// Workers and limits.
+    options: PipelineOptions,
+    /// The counters a progress bar reads.
+    progress: Option<Arc<Progress>>,
+    /// When the run started, for `seconds`.
+    started: Instant,
+    /// The most lines the primary output takes.
+    primary_lines: Option<u64>,
+}
+
+impl Pipeline {
+    /// Runs `op` over `sources` into `files`, settles the books and writes them (with `seconds`
+    /// and the notes) to the summary file, if any; returns them with the operation's total.
+    /// Nothing is committed: the caller decides.
+    fn run<Op: LineOperation>(
+        self,
+        op: &Op,
+        sources: Vec<Source>,
+        files: &mut RunFiles,
+        settle: Settle<'_, Op::Total>,
+    ) -> anyhow::Result<(Summary, Notes, Op::Total)> {
+        let mut primary = files
+            .primary
+            .as_mut()
+            .map(|o| LimitedLines::new(o, self.primary_lines));
+        let mut outputs = Outputs::none();
+        outputs.set(output::PRIMARY, primary.as_mut().map(|o| o as _));
+        outputs.set(output::SECONDARY, files.secondary.as_mut().map(|o| o as _));
+        outputs.set(output::REJECTS, files.rejects.as_mut().map(|o| o as _));
+        outputs.set(output::MESSAGES, files.messages.as_mut().map(|o| o as _));
+        let (mut summary, total) =
+            pipeline::run(sources, op, self.options, outputs, self.progress)?;
+        summary.seconds = self.started.elapsed().as_secs_f64();
+        let notes = settle(&mut summary, &total);
+        debug_assert!(summary.balances());
+        if let Some(out) = files.summary.as_mut() {
+            let mut line = Vec::new();
+            summary.write_json(&mut line)?;
+            // The notes' members after the books', in the order the books are written.
+            if let Some(serde_json::Value::Object(members)) = &notes.json {
+                if let Some(end) = line.iter().rposition(|&b| b == b'}') {
+                    line.truncate(end);
+                    for (key, value) in members {
+                        line.push(b',');
+                        serde_json::to_writer(&mut line, key)?;
+                        line.push(b':');
+                        serde_json::to_writer(&mut line, value)?;
+                    }
+                    line.extend_from_slice(b"}\n");
+                }
+            }
+            out.write_all(&line)?;
+        }
+        Ok((summary, notes, total))
+    }
 }
 
 /// What a command adds to the books once its run is over (`filter`'s `--limit` and
@@ -100,131 +282,6 @@ pub struct Notes {
     pub json: Option<serde_json::Value>,
     /// Appended to the closing line (`, ...`).
     pub human: String,
-}
-
-/// How a command's run ends beyond the books: the most lines its primary output takes (the
-/// rest is dropped), and what settles the books after the run, from the operation's total.
-pub struct Settled<F> {
-    pub primary_lines: Option<u64>,
-    pub settle: F,
-}
-
-/// Like [`run_then`] for a command that settles its books after the run (see [`Settled`]).
-pub fn run_settled<Op: LineOperation>(
-    op: &Op,
-    input: &InputArgs,
-    output: &OutputArgs,
-    primary_lines: Option<u64>,
-    settle: impl FnOnce(&mut Summary, &Op::Total) -> Notes,
-    epilogue: impl FnOnce(&Summary, Op::Total, &mut dyn Write) -> anyhow::Result<()>,
-) -> anyhow::Result<Outcome> {
-    let settled = Settled {
-        primary_lines,
-        settle,
-    };
-    run_full(
-        op,
-        (sources(&input.files), true),
-        input,
-        output,
-        None,
-        false,
-        settled,
-        epilogue,
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_full<Op: LineOperation>(
-    op: &Op,
-    (sources, reads_the_files): (Vec<Source>, bool),
-    input: &InputArgs,
-    output: &OutputArgs,
-    secondary: Secondary<'_>,
-    messages: bool,
-    settled: Settled<impl FnOnce(&mut Summary, &Op::Total) -> Notes>,
-    epilogue: impl FnOnce(&Summary, Op::Total, &mut dyn Write) -> anyhow::Result<()>,
-) -> anyhow::Result<Outcome> {
-    let started = Instant::now();
-    check_usage(input, output, secondary)?;
-    let jobs = input.jobs()?;
-    // Open every output before reading: an unwritable path fails before any work is done.
-    let primary_compression = match (output.compress, &output.output) {
-        (Some(kind), _) => compression(kind, jobs),
-        (None, None) => OutputCompression::None,
-        (None, Some(path)) => OutputCompression::from_name(path, compress_threads(jobs)),
-    };
-    let primary = match &output.output {
-        Some(path) => OutputFile::create_compressed(path, primary_compression)
-            .with_context(|| format!("{}: cannot create output", path.display()))?,
-        None => OutputFile::stdout_compressed(primary_compression)?,
-    };
-    let open = |path: Option<&Path>| path.map(|p| create(p, jobs)).transpose();
-    let mut files = RunFiles {
-        primary: Some(primary),
-        secondary: open(secondary.map(|(_, p)| p))?,
-        rejects: open(output.rejects.as_deref())?,
-        summary: open(output.summary.as_deref())?,
-        messages: messages.then(OutputFile::stderr),
-    };
-
-    if reads_the_files {
-        say_if_reading_a_terminal(&input.files, output.quiet);
-    }
-    let progress = Arc::new(Progress::default());
-    let bar = (!output.quiet && (output.progress || !messages))
-        .then(|| {
-            ProgressBar::start(
-                Arc::clone(&progress),
-                total_size(&input.files),
-                output.progress,
-            )
-        })
-        .flatten();
-    let mut options = PipelineOptions::default();
-    options.jobs = jobs;
-    options.max_line_bytes = input.max_line_bytes;
-    options.line_buffered = output.line_buffered;
-    let run = Run {
-        options,
-        messages,
-        progress: Some(progress),
-        started,
-    };
-    #[cfg(debug_assertions)]
-    let result = match std::env::var_os("RDQ_ENVELOPE_TEST_PANIC_ON") {
-        // Test builds only: a line holding these bytes panics in its worker, so that the tests
-        // can prove a panic ends the run with status 2 and every output as it was.
-        Some(marker) => {
-            let op = super::panic_hook::PanicOn {
-                op,
-                marker: marker.into_encoded_bytes(),
-            };
-            execute(&op, sources, run, &mut files, settled)
-        }
-        None => execute(op, sources, run, &mut files, settled),
-    };
-    #[cfg(not(debug_assertions))]
-    let result = execute(op, sources, run, &mut files, settled);
-    if let Some(bar) = bar {
-        bar.finish();
-    }
-    let (summary, notes, total) = result?;
-    if let Some(primary) = files.primary.as_mut() {
-        epilogue(&summary, total, primary)?;
-    }
-    // The closing line goes out when every output is complete and none is renamed yet: a
-    // standard error that cannot take it fails the run with every path as it was.
-    files.commit_then(|| match output.quiet {
-        true => Ok(()),
-        false => {
-            super::input_hint::say_what_the_inputs_look_like(&summary)?;
-            let wrote = what_was_written(&summary, output, secondary);
-            let (counts, rate) = (summary.human_counts(), summary.human_rate());
-            super::say(format_args!("{counts}{}{wrote}{rate}", notes.human))
-        }
-    })?;
-    Ok(outcome(&summary))
 }
 
 /// The checks made before any input is read or output created: flags that do nothing
@@ -322,63 +379,6 @@ impl RunFiles {
     }
 }
 
-/// How [`execute`] runs.
-pub struct Run {
-    /// Workers and limits.
-    pub options: PipelineOptions,
-    /// Whether the operation's text for people goes to standard error.
-    pub messages: bool,
-    /// The counters a progress bar reads.
-    pub progress: Option<Arc<Progress>>,
-    /// When the run started, for `seconds`.
-    pub started: Instant,
-}
-
-/// Runs `op` over `sources` into `files`, settles the books and writes them (with `seconds`
-/// and the notes) to the summary file, if any; returns them with the operation's total.
-/// Nothing is committed: the caller decides.
-pub fn execute<Op: LineOperation>(
-    op: &Op,
-    sources: Vec<Source>,
-    run: Run,
-    files: &mut RunFiles,
-    settled: Settled<impl FnOnce(&mut Summary, &Op::Total) -> Notes>,
-) -> anyhow::Result<(Summary, Notes, Op::Total)> {
-    let mut primary = files
-        .primary
-        .as_mut()
-        .map(|o| LimitedLines::new(o, settled.primary_lines));
-    let mut outputs = Outputs::none();
-    outputs.set(output::PRIMARY, primary.as_mut().map(|o| o as _));
-    outputs.set(output::SECONDARY, files.secondary.as_mut().map(|o| o as _));
-    outputs.set(output::REJECTS, files.rejects.as_mut().map(|o| o as _));
-    let messages = files.messages.as_mut().filter(|_| run.messages);
-    outputs.set(output::MESSAGES, messages.map(|o| o as _));
-    let (mut summary, total) = pipeline::run(sources, op, run.options, outputs, run.progress)?;
-    summary.seconds = run.started.elapsed().as_secs_f64();
-    let notes = (settled.settle)(&mut summary, &total);
-    debug_assert!(summary.balances());
-    if let Some(out) = files.summary.as_mut() {
-        let mut line = Vec::new();
-        summary.write_json(&mut line)?;
-        // The notes' members after the books', in the order the books are written.
-        if let Some(serde_json::Value::Object(members)) = &notes.json {
-            if let Some(end) = line.iter().rposition(|&b| b == b'}') {
-                line.truncate(end);
-                for (key, value) in members {
-                    line.push(b',');
-                    serde_json::to_writer(&mut line, key)?;
-                    line.push(b':');
-                    serde_json::to_writer(&mut line, value)?;
-                }
-                line.extend_from_slice(b"}\n");
-            }
-        }
-        out.write_all(&line)?;
-    }
-    Ok((summary, notes, total))
-}
-
 /// The exit status a completed run's books call for.
 pub fn outcome(summary: &Summary) -> Outcome {
     if summary.rejected > 0 {
@@ -386,111 +386,4 @@ pub fn outcome(summary: &Summary) -> Outcome {
     } else {
         Outcome::Clean
     }
-}
-
-/// With no input named (or `-`) and a terminal on standard input, says on standard error what
-/// the run waits for and how to end it, before it waits: a command that sits silent on a
-/// terminal looks hung (`zstd` goes further and refuses a console on standard input; envelopes
-/// pasted into a terminal are a fair use, so this only says so). Nothing with `--quiet`.
-pub fn say_if_reading_a_terminal(files: &[PathBuf], quiet: bool) {
-    use std::io::IsTerminal;
-    let reads_stdin = files.is_empty() || files.iter().any(|f| f.as_os_str() == "-");
-    if quiet || !reads_stdin || !std::io::stdin().is_terminal() {
-        return;
-    }
-    let _ = writeln!(
-        std::io::stderr(),
-        "rdq-envelope: reading envelopes from standard input (a terminal): paste JSON Lines and \
-         end with Ctrl-D, or name the files to read (rdq-envelope COMMAND FILE...)"
-    );
-}
-
-/// The closing line's account of the outputs: `; wrote 293 lines to out.jsonl, 7 rejects to
-/// r.jsonl` (the primary output, the command's second one, the rejects). Counts are lines
-/// written, once the run has settled its books (`filter --limit` included).
-fn what_was_written(summary: &Summary, output: &OutputArgs, secondary: Secondary<'_>) -> String {
-    use rdq_envelope::report::{noun, thousands};
-    let count = |n: u64, singular: &str| format!("{} {}", thousands(n), noun(n, singular));
-    let place = |path: &Path| place_of(Some(path));
-    let what = match output.written {
-        Written::Lines => count(summary.emitted, "line"),
-        Written::Envelopes => count(summary.emitted, "envelope"),
-        Written::Tasks => count(summary.emitted, "task"),
-        Written::Rows => count(summary.emitted, "row"),
-        Written::Diagnostics => match summary.rejected {
-            0 => "no diagnostics".to_owned(),
-            n => format!("the diagnostics of {}", count(n, "line")),
-        },
-        Written::Report => "the report".to_owned(),
-        Written::Count => "the count".to_owned(),
-    };
-    let to = place_of(output.output.as_deref());
-    let mut s = format!("; wrote {what} to {to}");
-    if let Some((flag, path)) = secondary {
-        let what = match flag {
-            "--valid-out" => count(summary.valid, "valid line"),
-            "--dropped" => match summary.filtered_out {
-                1 => "1 dropped copy".to_owned(),
-                n => format!("{} dropped copies", thousands(n)),
-            },
-            _ => "the warnings".to_owned(),
-        };
-        s.push_str(&format!(", {what} to {}", place(path)));
-    }
-    if let Some(path) = output.rejects.as_deref() {
-        s.push_str(&format!(
-            ", {} to {}",
-            count(summary.rejected, "reject"),
-            place(path)
-        ));
-    }
-    s
-}
-
-/// Where an output goes, as a closing line names it: its path, or "standard output" for none
-/// and `-`.
-pub fn place_of(output: Option<&Path>) -> String {
-    match output {
-        Some(path) if path.as_os_str() != "-" => path.display().to_string(),
-        _ => "standard output".to_owned(),
-    }
-}
-
-/// The inputs as streams, for [`check_aliases`]: `-` (or none at all) is standard input.
-pub fn input_streams(files: &[PathBuf]) -> Vec<Named> {
-    if files.is_empty() {
-        return vec![Named::new("input", Stream::Stdin)];
-    }
-    files
-        .iter()
-        .map(|path| Named::path("input", path, false))
-        .collect()
-}
-
-/// The inputs in order: `-` (or none at all) is standard input.
-pub fn sources(files: &[PathBuf]) -> Vec<Source> {
-    if files.is_empty() {
-        return vec![Source::Stdin];
-    }
-    files
-        .iter()
-        .map(|path| {
-            if path.as_os_str() == "-" {
-                Source::Stdin
-            } else {
-                Source::Path(path.clone())
-            }
-        })
-        .collect()
-}
-
-/// The inputs' stored size, when every input is a regular file (for percent and ETA).
-fn total_size(files: &[PathBuf]) -> Option<u64> {
-    if files.is_empty() {
-        return None;
-    }
-    files.iter().try_fold(0u64, |total, path| {
-        let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
-        Some(total + meta.len())
-    })
 }

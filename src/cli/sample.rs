@@ -5,7 +5,8 @@ use clap::{Args, ValueEnum};
 use rdq_envelope::ops::SampleOp;
 use rdq_envelope::EnvelopeRules;
 
-use super::{run, InputArgs, Outcome, OutputArgs};
+use super::run::Run;
+use super::{InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
 pub struct SampleArgs {
@@ -52,21 +53,16 @@ pub fn run(args: SampleArgs) -> anyhow::Result<Outcome> {
     let mut op = SampleOp::new(rules, size, args.by.is_some(), seed);
     op.write_rejects = args.output.rejects.is_some();
     op.max_line_bytes = args.input.max_line_bytes;
-    run::run_then(
-        &op,
-        &args.input,
-        &args.output,
-        None,
-        false,
-        |_, total, out| {
+    Run::new(&op, &args.input, &args.output)
+        .then(|_, total, out| {
             // Written when the whole input is read: only then is the sample known.
             for line in total.into_sample() {
                 out.write_all(&line)?;
                 out.write_all(b"\n")?;
             }
             Ok(())
-        },
-    )
+        })
+        .execute()
 }
 
 /// A seed from the clock and the process, for a run without --seed.

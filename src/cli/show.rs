@@ -12,7 +12,7 @@ use rdq_envelope::ops::{ShowOp, ShowPayload};
 use rdq_envelope::pipeline::{self, Outputs, PipelineOptions};
 use rdq_envelope::EnvelopeRules;
 
-use super::{run, InputArgs, Outcome};
+use super::{inputs, run, InputArgs, Outcome};
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
@@ -82,7 +82,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
         Named::new("the envelope", Stream::Stdout),
         Named::new("the run's messages", Stream::Stderr),
     ];
-    run::check_streams(&run::input_streams(&args.input.files), &stdout_named)?;
+    run::check_streams(&inputs::input_streams(&args.input.files), &stdout_named)?;
     // A terminal would act on the control characters of a payload (or an envelope): they are
     // made visible there, and pass as they are into a pipe or a file.
     let op = ShowOp::new(EnvelopeRules::new(options)?, args.id, args.all, payload)
@@ -96,9 +96,14 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
         .to(output::PRIMARY, &mut stdout)
         // Why a --payload-only match printed nothing.
         .to(output::MESSAGES, &mut stderr);
-    run::say_if_reading_a_terminal(&args.input.files, false);
-    let (books, by_reference) =
-        pipeline::run(run::sources(&args.input.files), &op, options, outputs, None)?;
+    inputs::say_if_reading_a_terminal(&args.input.files, false);
+    let (books, by_reference) = pipeline::run(
+        inputs::sources(&args.input.files),
+        &op,
+        options,
+        outputs,
+        None,
+    )?;
     rdq_envelope::io::commit_all([stdout, stderr])?;
     if books.emitted == 0 {
         super::say(format_args!("no valid envelope has the ID {}", op.id()))?;

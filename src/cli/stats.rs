@@ -11,8 +11,9 @@ use rdq_envelope::EnvelopeRules;
 
 use super::args::{Written, OUTPUT_HEADING};
 use super::colour::ColorArg;
+use super::run::Run;
 use super::stats_table::{write_tables, Style};
-use super::{run, InputArgs, Outcome, OutputArgs};
+use super::{InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
 pub struct StatsArgs {
@@ -115,13 +116,8 @@ pub fn run(mut args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
         .iter()
         .map(|f| f.to_string_lossy().into_owned())
         .collect();
-    run::run_then(
-        &op,
-        &args.input,
-        &args.output,
-        None,
-        false,
-        |books, total, out| {
+    Run::new(&op, &args.input, &args.output)
+        .then(|books, total, out| {
             if format == FormatArg::Html {
                 let context = Context {
                     inputs: &inputs,
@@ -142,8 +138,8 @@ pub fn run(mut args: StatsArgs, color: ColorArg) -> anyhow::Result<Outcome> {
                 }
             }
             Ok(())
-        },
-    )
+        })
+        .execute()
 }
 
 /// When the HTML report is made: `SOURCE_DATE_EPOCH` when it is set and not empty (the

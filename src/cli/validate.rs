@@ -9,7 +9,8 @@ use rdq_envelope::EnvelopeRules;
 
 use super::args::{Written, OUTPUT_HEADING};
 use super::colour::ColorArg;
-use super::{run, InputArgs, Outcome, OutputArgs};
+use super::run::Run;
+use super::{InputArgs, Outcome, OutputArgs};
 
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
@@ -54,13 +55,9 @@ pub fn run(mut args: ValidateArgs, color: ColorArg) -> anyhow::Result<Outcome> {
     let mut op = op(&args)?;
     let to_stdout = args.output.output.is_none() && args.output.compress.is_none();
     op.colour = op.format == ReportFormat::Human && color.colour(to_stdout);
-    run::run(
-        &op,
-        &args.input,
-        &args.output,
-        args.valid_out.as_deref().map(|p| ("--valid-out", p)),
-        false,
-    )
+    Run::new(&op, &args.input, &args.output)
+        .secondary(args.valid_out.as_deref().map(|p| ("--valid-out", p)))
+        .execute()
 }
 
 /// What `batch validate` runs on every shard: the valid lines are the shard's output (the
