@@ -164,10 +164,15 @@ impl Checker {
     /// limits are.
     ///
     /// ```
-    /// use rdq_envelope::envelope::Checker;
+    /// use rdq_envelope::envelope::{Checker, JsonText, Producer, Submit};
     /// use rdq_envelope::{EnvelopeRules, RuleOptions};
     ///
-    /// let line = br#"{"envelope_version":1,"id":"01HWT0DD088F8ENKHRJHCSSPV8","queue":"mail","handler_ref":"send","payload":"e30=","payload_content_type":"application/json","headers":{},"status":"PENDING","attempt_count":0,"redrive_count":0,"next_attempt_at":"2024-05-01T12:00:00.000Z","lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[],"x-tenant":"acme"}"#;
+    /// // A task with a member the rules do not know.
+    /// let t0 = "2024-05-01T12:00:00.000Z".parse()?;
+    /// let mut task = Producer::with_clock(move || t0).submit(Submit::new("mail", "send", b"{}".to_vec(), "application/json")?)?;
+    /// task.insert_unknown("x-tenant", JsonText::string("acme"))?;
+    /// let line = task.to_json();
+    /// let line = line.as_bytes();
     /// let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
     /// let checked = checker.check_on_tape(line);
     /// assert!(checked.is_valid());

@@ -62,10 +62,20 @@ impl<'a> Text<'a> {
 /// nothing is decoded until asked. Made by [`Checker::check`](super::Checker::check).
 ///
 /// ```
-/// use rdq_envelope::envelope::Checker;
+/// use rdq_envelope::envelope::{AttemptError, Checker, Outcome, Producer, Submit, Timestamp};
 /// use rdq_envelope::{EnvelopeRules, RuleOptions};
 ///
-/// let line = br#"{"envelope_version":1,"id":"01HWT0DD088F8ENKHRJHCSSPV8","queue":"mail","handler_ref":"send","payload":"e30=","payload_content_type":"application/json","headers":{"rdq.source":"api"},"status":"DEAD","attempt_count":1,"redrive_count":0,"next_attempt_at":null,"lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[{"attempt_no":1,"started_at":"2024-05-01T12:00:01.000Z","finished_at":"2024-05-01T12:00:02.500Z","outcome":"PERMANENT_FAILURE","error":{"type":"SmtpError","message":"550 no such user"}}]}"#;
+/// // A task that failed for good, made through the lifecycle and written as one line.
+/// let t0: Timestamp = "2024-05-01T12:00:00.000Z".parse()?;
+/// let at = |ms| t0.checked_add_ms(ms).expect("in range");
+/// let submit = Submit::new("mail", "send", b"{}".to_vec(), "application/json")?.source("api");
+/// let mut task = Producer::with_clock(move || t0).with_seed(1).submit(submit)?;
+/// task.lease(at(1_000), at(31_000))?;
+/// let error = AttemptError::new("SmtpError", "550 no such user")?;
+/// task.finish_attempt(at(2_500), Outcome::PermanentFailure, Some(error))?.dead_letter()?;
+/// let line = task.to_json();
+/// let line = line.as_bytes();
+///
 /// let mut checker = Checker::new(EnvelopeRules::new(RuleOptions::default())?);
 /// let checked = checker.check(line);
 /// let envelope = checked.envelope().expect("a valid envelope");

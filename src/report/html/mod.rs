@@ -74,15 +74,19 @@ pub fn made_at(seconds: u64) -> Option<String> {
 /// [`pipeline::run`]: crate::pipeline::run
 ///
 /// ```
+/// use rdq_envelope::envelope::{Producer, Submit};
 /// use rdq_envelope::ops::{GroupBy, StatsOp};
 /// use rdq_envelope::pipeline::{self, Outputs, PipelineOptions, Source};
 /// use rdq_envelope::report::html::{write_html, Context};
 /// use rdq_envelope::{EnvelopeRules, RuleOptions};
 ///
-/// let line = br#"{"envelope_version":1,"id":"01HWT0DD088F8ENKHRJHCSSPV8","queue":"mail","handler_ref":"send","payload":"e30=","payload_content_type":"application/json","headers":{},"status":"PENDING","attempt_count":0,"redrive_count":0,"next_attempt_at":"2024-05-01T12:00:00.000Z","lease_expires_at":null,"created_at":"2024-05-01T12:00:00.000Z","attempts":[]}"#;
+/// let t0 = "2024-05-01T12:00:00.000Z".parse()?;
+/// let task = Producer::with_clock(move || t0).submit(Submit::new("mail", "send", b"{}".to_vec(), "application/json")?)?;
+/// let mut line = Vec::new();
+/// task.write_vec(&mut line);
 /// let op = StatsOp::new(EnvelopeRules::new(RuleOptions::default())?, GroupBy::Queue)
 ///     .with_overview(&[GroupBy::Status, GroupBy::Queue, GroupBy::Fingerprint]);
-/// let sources = vec![Source::Reader { name: "dlq".into(), reader: Box::new(&line[..]) }];
+/// let sources = vec![Source::Reader { name: "dlq".into(), reader: Box::new(std::io::Cursor::new(line)) }];
 /// let outputs = Outputs::none();
 /// let (books, total) = pipeline::run(sources, &op, PipelineOptions::default(), outputs, None)?;
 ///
