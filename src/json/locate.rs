@@ -5,7 +5,7 @@
 //! every diagnostic of it, and a value on no diagnostic's path is skipped without being read,
 //! so a crafted line with a hundred diagnostics costs one pass over its bytes, not a hundred.
 
-use crate::diagnostic::{omitted_count, push_pointer_token, Diagnostic};
+use crate::diagnostic::{omitted_count, push_pointer_token, Diagnostic, ErrorCode};
 
 use super::escape::unescape;
 use super::scan::MAX_DEPTH;
@@ -29,7 +29,13 @@ pub(crate) fn locate_all(list: &mut [Diagnostic], line: &[u8]) {
             .filter(|(_, d)| d.offset.is_none() && omitted_count(d).is_none())
             .map(|(i, d)| Wanted {
                 index: i,
-                path: d.path.as_str(),
+                // A missing member is not in the line: its object is what the line has, and
+                // finding that is a walk only as deep as the object (for a member missing
+                // from the envelope itself, none).
+                path: match d.code {
+                    ErrorCode::MissingField => parent(&d.path),
+                    _ => d.path.as_str(),
+                },
                 found: None,
                 exact: false,
             })
@@ -46,6 +52,11 @@ pub(crate) fn locate_all(list: &mut [Diagnostic], line: &[u8]) {
     for (index, offset) in found {
         list[index].offset = offset.map(|o| o as u64);
     }
+}
+
+/// The pointer to the value that holds the one at `path`.
+fn parent(path: &str) -> &str {
+    path.rfind('/').map_or("", |at| &path[..at])
 }
 
 struct Wanted<'d> {
@@ -84,6 +95,10 @@ impl Walk<'_, '_> {
             }
         }
         let line = self.line;
+        if !descend && self.wanted.iter().all(|w| w.exact) {
+            // Every diagnostic is placed: the rest of the line need not be read.
+            return line.len();
+        }
         match line.get(at) {
             Some(b'{') if descend && depth < MAX_DEPTH => self.object(at, pointer, depth + 1),
             Some(b'[') if descend && depth < MAX_DEPTH => self.array(at, pointer, depth + 1),
@@ -91,8 +106,30 @@ impl Walk<'_, '_> {
         }
     }
 
+    /// The reference tokens that the wanted paths going on past `pointer` take next, decoded
+    /// (`~1` is `/`, `~0` is `~`): what a member's key or an element's index must be for the
+    /// walk to go into it. Every other member or element is stepped over unread.
+    fn next_tokens(&self, pointer: &str) -> Vec<String> {
+        let mut tokens: Vec<String> = Vec::new();
+        for w in &self.wanted {
+            if w.exact || !w.path.starts_with(pointer) {
+                continue;
+            }
+            let Some(rest) = w.path[pointer.len()..].strip_prefix('/') else {
+                continue;
+            };
+            let raw = rest.split('/').next().unwrap_or_default();
+            let token = raw.replace("~1", "/").replace("~0", "~");
+            if !tokens.contains(&token) {
+                tokens.push(token);
+            }
+        }
+        tokens
+    }
+
     fn object(&mut self, open: usize, pointer: &mut String, depth: usize) -> usize {
         let line = self.line;
+        let tokens = self.next_tokens(pointer);
         let mut at = skip_space(line, open + 1);
         if line.get(at) == Some(&b'}') {
             return at + 1;
@@ -106,17 +143,35 @@ impl Walk<'_, '_> {
                 .get(at + 1..key_end.saturating_sub(1))
                 .unwrap_or_default();
             let mut key = std::mem::take(&mut self.key);
-            unescape(&String::from_utf8_lossy(raw), &mut key);
+            let wanted = match std::str::from_utf8(raw) {
+                Ok(plain) if !raw.contains(&b'\\') => {
+                    tokens.iter().any(|t| t == plain).then(|| {
+                        key.clear();
+                        key.push_str(plain);
+                    })
+                }
+                _ => {
+                    unescape(&String::from_utf8_lossy(raw), &mut key);
+                    tokens.contains(&key).then_some(())
+                }
+            }
+            .is_some();
             at = skip_space(line, key_end);
             if line.get(at) != Some(&b':') {
+                self.key = key;
                 return line.len();
             }
             at = skip_space(line, at + 1);
-            let parent = pointer.len();
-            push_pointer_token(pointer, &key);
-            self.key = key;
-            at = self.value(at, pointer, depth);
-            pointer.truncate(parent);
+            if wanted {
+                let parent = pointer.len();
+                push_pointer_token(pointer, &key);
+                self.key = key;
+                at = self.value(at, pointer, depth);
+                pointer.truncate(parent);
+            } else {
+                self.key = key;
+                at = skip_value(line, at);
+            }
             at = skip_space(line, at);
             match line.get(at) {
                 Some(b',') => at = skip_space(line, at + 1),
@@ -128,17 +183,26 @@ impl Walk<'_, '_> {
 
     fn array(&mut self, open: usize, pointer: &mut String, depth: usize) -> usize {
         let line = self.line;
+        let indexes: Vec<u64> = self
+            .next_tokens(pointer)
+            .iter()
+            .filter_map(|t| t.parse().ok())
+            .collect();
         let mut at = skip_space(line, open + 1);
         if line.get(at) == Some(&b']') {
             return at + 1;
         }
         let mut index = 0u64;
         loop {
-            let parent = pointer.len();
-            pointer.push('/');
-            pointer.push_str(itoa::Buffer::new().format(index));
-            at = self.value(at, pointer, depth);
-            pointer.truncate(parent);
+            if indexes.contains(&index) {
+                let parent = pointer.len();
+                pointer.push('/');
+                pointer.push_str(itoa::Buffer::new().format(index));
+                at = self.value(at, pointer, depth);
+                pointer.truncate(parent);
+            } else {
+                at = skip_value(line, at);
+            }
             index += 1;
             at = skip_space(line, at);
             match line.get(at) {
@@ -207,7 +271,6 @@ fn skip_value(line: &[u8], at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::ErrorCode;
 
     fn offsets(line: &str, paths: &[&str]) -> Vec<Option<u64>> {
         let mut list: Vec<Diagnostic> = paths
@@ -245,6 +308,17 @@ mod tests {
             offsets(line, &["/queue", "/a/x", "/a/b/5", "/c/d"]),
             [0, 6, 12, 23].map(Some)
         );
+    }
+
+    #[test]
+    fn a_missing_field_points_at_its_object() {
+        let line = r#" {"a": [{"b": 1}], "c": 2}"#;
+        let mut list = vec![
+            Diagnostic::new(ErrorCode::MissingField, "/queue", "m"),
+            Diagnostic::new(ErrorCode::MissingField, "/a/0/outcome", "m"),
+        ];
+        locate_all(&mut list, line.as_bytes());
+        assert_eq!((list[0].offset, list[1].offset), (Some(1), Some(8)));
     }
 
     #[test]
