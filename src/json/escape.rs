@@ -29,28 +29,36 @@ pub(crate) fn push_string_contents(out: &mut Vec<u8>, text: &str) {
             at += (flags.trailing_zeros() / 8) as usize;
         }
         let b = bytes[at];
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            0x08 => b"\\b",
-            b'\t' => b"\\t",
-            b'\n' => b"\\n",
-            0x0C => b"\\f",
-            b'\r' => b"\\r",
-            0..=0x1F => b"",
+        // The letter of a two-byte escape (`\n`), 0 for `\u00XX`; `None` for a byte that
+        // needs none (only in the tail of fewer than eight bytes).
+        let letter = match b {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            0x08 => b'b',
+            b'\t' => b't',
+            b'\n' => b'n',
+            0x0C => b'f',
+            b'\r' => b'r',
+            0..=0x1F => 0,
             _ => {
-                // Only in the tail of fewer than eight bytes.
                 at += 1;
                 continue;
             }
         };
         out.extend_from_slice(&bytes[from..at]);
-        if escape.is_empty() {
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 15)]);
+        // Fixed lengths: the compiler writes them in place, where a slice of either length
+        // was a call to memcpy per escape (the stack traces have two a line).
+        if letter == 0 {
+            out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 15)],
+            ]);
         } else {
-            out.extend_from_slice(escape);
+            out.extend_from_slice(&[b'\\', letter]);
         }
         at += 1;
         from = at;
