@@ -184,12 +184,7 @@ impl fmt::Display for Diagnostic {
             (None, Some(offset)) => write!(f, "byte {offset}: ")?,
             (None, None) => {}
         }
-        let path = if self.path.is_empty() {
-            "<line>"
-        } else {
-            &self.path
-        };
-        write!(f, "{path}: {}: {}", self.code, self.message)
+        write!(f, "{}: {}: {}", self.shown_path(), self.code, self.message)
     }
 }
 
@@ -349,6 +344,15 @@ impl Diagnostic {
             message,
             offset: None,
             line: None,
+        }
+    }
+
+    /// `path` as people read it: the empty pointer (the whole line) as `<line>`.
+    pub(crate) fn shown_path(&self) -> &str {
+        if self.path.is_empty() {
+            "<line>"
+        } else {
+            &self.path
         }
     }
 

@@ -138,31 +138,32 @@ mod tests {
         assert_eq!(String::from_utf8(out).unwrap(), r#""a\"b\\c\n\u0001é""#);
     }
 
-    /// The word-at-a-time escaper against a byte-at-a-time reference, with every byte that
-    /// needs escaping at every position of a word, next to each other and to bytes of 0x80 and
-    /// above (where a SWAR borrow could mislead it).
+    /// The escaper, written a byte at a time: what the word-at-a-time one must equal.
+    fn reference(text: &str) -> Vec<u8> {
+        let mut out = vec![b'"'];
+        for c in text.chars() {
+            match c {
+                '"' => out.extend_from_slice(b"\\\""),
+                '\\' => out.extend_from_slice(b"\\\\"),
+                '\u{8}' => out.extend_from_slice(b"\\b"),
+                '\t' => out.extend_from_slice(b"\\t"),
+                '\n' => out.extend_from_slice(b"\\n"),
+                '\u{c}' => out.extend_from_slice(b"\\f"),
+                '\r' => out.extend_from_slice(b"\\r"),
+                c if (c as u32) < 0x20 => {
+                    out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
+                }
+                c => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+            }
+        }
+        out.push(b'"');
+        out
+    }
+
+    /// Every byte that needs escaping at every position of a word, next to each other and to
+    /// bytes of 0x80 and above (where a SWAR borrow could mislead the escaper).
     #[test]
     fn the_word_at_a_time_escaper_equals_the_bytewise_one() {
-        fn reference(text: &str) -> Vec<u8> {
-            let mut out = vec![b'"'];
-            for c in text.chars() {
-                match c {
-                    '"' => out.extend_from_slice(b"\\\""),
-                    '\\' => out.extend_from_slice(b"\\\\"),
-                    '\u{8}' => out.extend_from_slice(b"\\b"),
-                    '\t' => out.extend_from_slice(b"\\t"),
-                    '\n' => out.extend_from_slice(b"\\n"),
-                    '\u{c}' => out.extend_from_slice(b"\\f"),
-                    '\r' => out.extend_from_slice(b"\\r"),
-                    c if (c as u32) < 0x20 => {
-                        out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
-                    }
-                    c => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
-                }
-            }
-            out.push(b'"');
-            out
-        }
         let specials = [
             '"', '\\', '\n', '\t', '\u{0}', '\u{1f}', '\u{8}', '\r', ' ', '!', 'é', '\u{7f}',
             '\u{ff}',
@@ -181,6 +182,35 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Random texts, mostly plain letters so that whole clean words occur, over every ASCII
+    /// byte and a few wider characters.
+    #[test]
+    fn the_word_at_a_time_escaper_equals_the_bytewise_one_on_random_texts() {
+        let alphabet: Vec<char> = (0u8..0x80)
+            .map(char::from)
+            .chain(['é', '😀', '\u{7f}', '…'])
+            .collect();
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for len in 0..200 {
+            let text: String = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    // Mostly plain letters, so whole clean words occur.
+                    if state.is_multiple_of(4) {
+                        alphabet[(state >> 8) as usize % alphabet.len()]
+                    } else {
+                        'a'
+                    }
+                })
+                .collect();
+            let mut out = Vec::new();
+            crate::json::push_string(&mut out, &text);
+            assert_eq!(out, reference(&text), "{text:?}");
         }
     }
 }

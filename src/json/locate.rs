@@ -71,7 +71,7 @@ struct Wanted<'d> {
 struct Walk<'l, 'd> {
     line: &'l [u8],
     wanted: Vec<Wanted<'d>>,
-    /// A reused buffer for a member's decoded key.
+    /// The member key being read, decoded; reused from member to member.
     key: String,
 }
 
@@ -142,34 +142,20 @@ impl Walk<'_, '_> {
             let raw = line
                 .get(at + 1..key_end.saturating_sub(1))
                 .unwrap_or_default();
-            let mut key = std::mem::take(&mut self.key);
-            let wanted = match std::str::from_utf8(raw) {
-                Ok(plain) if !raw.contains(&b'\\') => {
-                    tokens.iter().any(|t| t == plain).then(|| {
-                        key.clear();
-                        key.push_str(plain);
-                    })
-                }
-                _ => {
-                    unescape(&String::from_utf8_lossy(raw), &mut key);
-                    tokens.contains(&key).then_some(())
-                }
-            }
-            .is_some();
+            // A key without escapes is copied as it is (the decoder finds nothing to decode).
+            unescape(&String::from_utf8_lossy(raw), &mut self.key);
+            let wanted = tokens.contains(&self.key);
             at = skip_space(line, key_end);
             if line.get(at) != Some(&b':') {
-                self.key = key;
                 return line.len();
             }
             at = skip_space(line, at + 1);
             if wanted {
                 let parent = pointer.len();
-                push_pointer_token(pointer, &key);
-                self.key = key;
+                push_pointer_token(pointer, &self.key);
                 at = self.value(at, pointer, depth);
                 pointer.truncate(parent);
             } else {
-                self.key = key;
                 at = skip_value(line, at);
             }
             at = skip_space(line, at);

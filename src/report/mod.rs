@@ -78,13 +78,6 @@ pub fn write_human_styled(
         true => ["\x1b[1m", "\x1b[1;31m", "\x1b[1;33m", "\x1b[0m"],
         false => [""; 4],
     };
-    let pointer = |d: &Diagnostic| {
-        if d.path.is_empty() {
-            "<line>".to_owned()
-        } else {
-            d.path.clone()
-        }
-    };
     let warnings: &[Diagnostic] = if warnings { &verdict.warnings } else { &[] };
     let rows = verdict
         .errors
@@ -97,7 +90,7 @@ pub fn write_human_styled(
             "{}:{}: {bold}{}{reset}: {code_style}{label}{}{reset}: {}",
             at.source,
             at.line,
-            pointer(d),
+            d.shown_path(),
             d.code,
             d.message
         )?;

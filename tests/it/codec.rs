@@ -94,18 +94,23 @@ fn round_trip(checker: &mut Checker, line: &[u8]) -> bool {
     written.as_bytes() == line
 }
 
-#[test]
-fn compliance_fixtures_round_trip() {
+/// The compliance fixtures' lines (`tests/compliance/cases/*.line`), in name order.
+fn compliance_lines() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/compliance/cases");
-    let mut checker = checker();
-    let (mut valid, mut same_bytes) = (0, 0);
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "line"))
         .collect();
     paths.sort();
-    for path in paths {
+    paths
+}
+
+#[test]
+fn compliance_fixtures_round_trip() {
+    let mut checker = checker();
+    let (mut valid, mut same_bytes) = (0, 0);
+    for path in compliance_lines() {
         let bytes = std::fs::read(&path).unwrap();
         let line = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
         let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -330,15 +335,8 @@ fn diagnostics_carry_the_offset_of_what_they_point_at() {
     use rdq_envelope::framing::LineReader;
     use rdq_envelope::ErrorCode;
 
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/compliance/cases");
     let mut input = Vec::new();
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "line"))
-        .collect();
-    paths.sort();
-    for path in paths {
+    for path in compliance_lines() {
         let bytes = std::fs::read(&path).unwrap();
         if bytes.iter().filter(|&&b| b == b'\n').count() <= 1 {
             input.extend_from_slice(bytes.strip_suffix(b"\n").unwrap_or(&bytes));
