@@ -166,6 +166,7 @@ pub mod batch;
 pub mod catalogue;
 #[cfg(feature = "stream")]
 pub mod chokaq;
+pub mod compliance;
 pub mod diagnostic;
 pub mod envelope;
 pub mod framing;
