@@ -63,11 +63,15 @@ pub enum Class {
     Duplicate,
     /// A line of the read command's output that is not a JSON object with a string `id`.
     Unreadable,
+    /// An envelope given back that breaks a rule of the contract (its code is the difference's
+    /// `found`): a value may be equal and still not valid there, as `3.0` is to `3` in an
+    /// integer member.
+    InvalidEnvelope,
 }
 
 impl Class {
     /// Every class, in the report's order.
-    pub const ALL: [Class; 16] = [
+    pub const ALL: [Class; 17] = [
         Class::MemberLost,
         Class::UnknownMemberLost,
         Class::MemberAdded,
@@ -84,6 +88,7 @@ impl Class {
         Class::EnvelopeExtra,
         Class::Duplicate,
         Class::Unreadable,
+        Class::InvalidEnvelope,
     ];
 
     /// The class in words, as the human report prints it (`unknown member lost`).
@@ -105,6 +110,7 @@ impl Class {
             Class::EnvelopeExtra => "envelope extra",
             Class::Duplicate => "duplicate",
             Class::Unreadable => "unreadable line",
+            Class::InvalidEnvelope => "invalid envelope",
         }
     }
 
@@ -127,6 +133,7 @@ impl Class {
             Class::EnvelopeExtra => "envelope_extra",
             Class::Duplicate => "duplicate",
             Class::Unreadable => "unreadable_line",
+            Class::InvalidEnvelope => "invalid_envelope",
         }
     }
 
@@ -198,7 +205,7 @@ impl Differences {
         self.total == 0
     }
 
-    fn push(&mut self, difference: Difference) {
+    pub(crate) fn push(&mut self, difference: Difference) {
         self.total += 1;
         if self.kept.len() < DIFFERENCES_KEPT {
             self.kept.push(difference);

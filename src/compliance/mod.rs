@@ -30,6 +30,8 @@ pub mod fixtures;
 
 use std::collections::HashMap;
 
+use crate::envelope::{Checker, EnvelopeRules, RuleOptions};
+
 pub use compare::{
     excerpt, Class, Comparer, Difference, Differences, Equality, NotAnObject, DIFFERENCES_KEPT,
     EXCERPT_BYTES,
@@ -119,8 +121,14 @@ pub struct Stray {
 /// Judges a store's output (`found`: JSON Lines, any order; blank lines and a final line
 /// without LF as in any JSON Lines input) against the fixtures it was given: each fixture
 /// matched by `id` and compared under `equality`.
+///
+/// An envelope given back that breaks a rule is reported too ([`Class::InvalidEnvelope`], one
+/// difference per broken rule): the checker sees what the store would hand its next reader. Its
+/// size is not held to a queue's limit, only to the reader's cap: a store may spell a line
+/// longer, and the value is what is compared.
 pub fn judge(sent: &[Fixture], found: &[u8], equality: Equality) -> Judgement {
     let mut comparer = Comparer::new();
+    let mut checker = validity_checker();
     // Each fixture's id, from its line (the set's ids are unique; a fixture whose line has
     // none is reported missing rather than trusted).
     let mut by_id: HashMap<String, usize> = HashMap::with_capacity(sent.len());
@@ -178,7 +186,19 @@ pub fn judge(sent: &[Fixture], found: &[u8], equality: Equality) -> Judgement {
         result.missing = false;
         result.line = Some(number);
         match comparer.compare(&sent[at].line, line, equality) {
-            Ok(differences) => result.differences = differences,
+            Ok(mut differences) => {
+                if line != sent[at].line.as_slice() {
+                    for error in &checker.check(line).verdict().errors {
+                        differences.push(Difference {
+                            pointer: error.path.to_string(),
+                            class: Class::InvalidEnvelope,
+                            sent: None,
+                            found: Some(format!("{}: {}", error.code.as_str(), error.message)),
+                        });
+                    }
+                }
+                result.differences = differences
+            }
             // `id_of` parsed the line as an object; only a fixture that is not one lands here.
             Err(not_an_object) => strays.push(stray(
                 Class::Unreadable,
@@ -191,6 +211,16 @@ pub fn judge(sent: &[Fixture], found: &[u8], equality: Equality) -> Judgement {
         fixtures: results,
         strays,
     }
+}
+
+/// The checker of what comes back: every rule, the size against the reader's cap only.
+fn validity_checker() -> Checker {
+    let mut options = RuleOptions::default();
+    options.max_envelope_bytes = crate::framing::DEFAULT_MAX_LINE_BYTES as u64;
+    options.warnings = false;
+    let rules =
+        EnvelopeRules::new(options).expect("the default options with a larger limit are valid");
+    Checker::new(rules)
 }
 
 /// The non-blank lines of JSON Lines text with their 1-based numbers: LF or CR LF ends a line,
@@ -207,8 +237,12 @@ fn lines(text: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
 mod tests {
     use super::*;
 
+    /// A valid envelope whose id ends in `id`, with `extra` members.
     fn line(id: &str, extra: &str) -> Vec<u8> {
-        format!(r#"{{"envelope_version":1,"id":"{id}"{extra}}}"#).into_bytes()
+        format!(
+            r#"{{"envelope_version":1,"id":"01ARZ3NDEKTSV4RRFFQ69G5FA{id}","queue":"q","handler_ref":"h","payload":"","payload_content_type":"text/plain","headers":{{}},"status":"PENDING","attempt_count":0,"redrive_count":0,"next_attempt_at":"2024-01-01T00:00:00.000Z","lease_expires_at":null,"created_at":"2024-01-01T00:00:00.000Z","attempts":[]{extra}}}"#
+        )
+        .into_bytes()
     }
 
     fn set() -> Vec<Fixture> {
@@ -272,6 +306,26 @@ mod tests {
             exact.fixtures[2].differences.kept[0].class,
             Class::NumberSpelling
         );
+    }
+
+    #[test]
+    fn an_equal_value_that_breaks_a_rule_is_reported() {
+        let set = set();
+        let mut found = Vec::new();
+        for id in ["A", "B", "C"] {
+            let line = String::from_utf8(line(id, r#","x":1.0"#)).unwrap();
+            let line = line.replace(r#""attempt_count":0"#, r#""attempt_count":0.0"#);
+            found.extend_from_slice(line.as_bytes());
+            found.push(b'\n');
+        }
+        let judgement = judge(&set, &found, Equality::Value);
+        let d = &judgement.fixtures[0].differences.kept;
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(
+            (d[0].pointer.as_str(), d[0].class),
+            ("/attempt_count", Class::InvalidEnvelope)
+        );
+        assert!(d[0].found.as_deref().unwrap().starts_with("WRONG_TYPE"));
     }
 
     #[test]
