@@ -13,13 +13,15 @@ Each MODE is one way a real store loses data:
     round-numbers  reads numbers as doubles, as many JSON libraries do
     lose-one       forgets the third envelope
     duplicate      gives the first envelope back twice
-    hang           the write never ends (and leaves a child that never ends either)
+    hang           the write never ends, nor does a child it starts (their pids go to the
+                   file $BROKEN_PLUGIN_PIDS names); it prints a terminal escape on stderr
     crash          the write dies with a traceback after storing half
     garbage        the read prints a log line before the envelopes
 """
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -53,9 +55,11 @@ def dumps_exact(value, numbers, **options):
 
 def write(mode, lines):
     if mode == "hang":
-        os.system("sleep 1000 &")
-        with open(os.path.join(os.environ["RDQ_COMPLIANCE_DIR"], "hang.pid"), "w") as f:
-            f.write(str(os.getpid()))
+        child = subprocess.Popen(["sleep", "1000"])
+        # Where the test looks, after the kit is done, for processes left running.
+        with open(os.environ["BROKEN_PLUGIN_PIDS"], "w") as f:
+            f.write("%d %d" % (os.getpid(), child.pid))
+        print("\x1b[31mwaiting for the store\x1b[0m", file=sys.stderr, flush=True)
         while True:
             time.sleep(1)
     kept = []
@@ -67,7 +71,9 @@ def write(mode, lines):
             envelope = {k: v for k, v in envelope.items() if k in KNOWN_TOP}
             line = dumps_exact(envelope, numbers, separators=(",", ":"))
         elif mode == "round-numbers":
-            line = json.dumps(json.loads(line), ensure_ascii=False, separators=(",", ":"))
+            # As JavaScript's JSON.parse does: every number a double; integers printed bare.
+            value = json.loads(line, parse_int=lambda s: int(float(s)))
+            line = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         elif mode == "reformat":
             value, numbers = loads_exact(line)
             line = dumps_exact(value, numbers, sort_keys=True)
