@@ -53,6 +53,12 @@ def dumps_exact(value, numbers, **options):
     return re.sub(r'"\\u0000number (\d+)\\u0000"', lambda m: numbers[int(m.group(1))], text)
 
 
+def lines_of(data):
+    """JSON Lines: only LF ends a line. (str.splitlines also splits at U+2028, U+0085 and
+    others, which JSON strings may hold raw: a fixture is there to catch that.)"""
+    return [line for line in data.decode("utf-8").split("\n") if line]
+
+
 def write(mode, lines):
     if mode == "hang":
         child = subprocess.Popen(["sleep", "1000"])
@@ -87,20 +93,21 @@ def write(mode, lines):
 
 
 def read(mode):
-    with open(store(), encoding="utf-8") as f:
-        lines = f.read().splitlines()
+    with open(store(), "rb") as f:
+        lines = lines_of(f.read())
     if mode == "garbage":
-        print("INFO connected to the store, reading envelopes")
+        sys.stdout.buffer.write(b"INFO connected to the store, reading envelopes\n")
     if mode == "duplicate" and lines:
         lines.append(lines[0])
+    out = sys.stdout.buffer
     for line in lines:
-        print(line)
+        out.write(line.encode("utf-8") + b"\n")
 
 
 def main():
     mode, action = sys.argv[1], sys.argv[2]
     if action == "write":
-        write(mode, sys.stdin.read().splitlines())
+        write(mode, lines_of(sys.stdin.buffer.read()))
     else:
         read(mode)
 
