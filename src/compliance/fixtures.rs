@@ -1579,6 +1579,16 @@ const TIME_MAX: i64 = 253_402_300_799_999;
 const LEAP_DAY: i64 = 1_709_210_096_789;
 /// 2000-02-29T00:00:00.000Z (a century that is a leap year).
 const LEAP_CENTURY: i64 = 951_782_400_000;
+/// 1582-10-10T00:00:00.000Z: in the hybrid Julian-Gregorian calendar, a day that never was.
+const GREGORIAN_GAP: i64 = -12_219_724_800_000;
+/// 0001-01-01T00:00:00.000Z: the first day many date types hold.
+const YEAR_ONE: i64 = -62_135_596_800_000;
+/// 2024-03-10T07:30:00.000Z: 02:30 in New York, skipped when the clocks went forward.
+const NEW_YORK_GAP: i64 = 1_710_055_800_000;
+/// 2024-03-31T01:30:00.000Z: 02:30 in Paris, skipped.
+const PARIS_GAP: i64 = 1_711_848_600_000;
+/// 2024-10-27T00:30:00.000Z: 01:30 in London, a local time that happened twice.
+const LONDON_REPEAT: i64 = 1_729_989_000_000;
 
 /// Timestamps at both ends, leap days, the milliseconds' ends, the epoch.
 fn times(set: &mut Set) {
@@ -1643,6 +1653,21 @@ fn times(set: &mut Set) {
             created_ms: T0 + 1,
             attempts: vec![Attempt::finished(1, T0 + 9, T0 + 1_001, "SUCCESS")],
             ..Draft::succeeded(1)
+        },
+    );
+    set.both(
+        ["v1_time_calendars_and_zones", "v2_time_calendars_and_zones"],
+        "`created_at` 1582-10-10 (a day the Julian-to-Gregorian switch skipped: Java's `java.util.Date`, Hive and Spark's legacy calendars shift it), `next_attempt_at` 0001-01-01, attempts at times a local-time zone skips or repeats (2024-03-10T07:30Z in New York, 2024-03-31T01:30Z in Paris, 2024-10-27T00:30Z in London): a store that converts to a local time or another calendar moves them.",
+        &Draft {
+            attempt_count: 3,
+            next_attempt_ms: Some(YEAR_ONE),
+            created_ms: GREGORIAN_GAP,
+            attempts: vec![
+                Attempt::finished(1, NEW_YORK_GAP, NEW_YORK_GAP + 1, "RETRYABLE_FAILURE"),
+                Attempt::finished(2, PARIS_GAP, PARIS_GAP + 1, "RETRYABLE_FAILURE"),
+                Attempt::finished(3, LONDON_REPEAT, LONDON_REPEAT + 1, "RETRYABLE_FAILURE"),
+            ],
+            ..Draft::pending(1)
         },
     );
     set.both(
