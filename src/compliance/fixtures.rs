@@ -78,6 +78,17 @@ struct Set {
 }
 
 impl Set {
+    /// `draft` as a fixture of version 1 and again as one of version 2 (the same members,
+    /// `origin` `{}` and `duration_ms` added), named `names[0]` and `names[1]`.
+    fn both(&mut self, names: [&'static str; 2], purpose: &'static str, draft: &Draft) {
+        self.add(names[0], purpose, draft);
+        let v2 = Draft {
+            version: 2,
+            ..draft.clone()
+        };
+        self.add(names[1], purpose, &v2);
+    }
+
     fn add(&mut self, name: &'static str, purpose: &'static str, draft: &Draft) {
         let id = format!("01HWT0D7G0{:016}", self.fixtures.len() + 1);
         self.fixtures.push(Fixture {
@@ -93,7 +104,7 @@ impl Set {
 fn statuses(set: &mut Set) {
     set.add(
         "v1_pending_new",
-        "A version 1 envelope just submitted: the members every store must keep, and an empty `attempts` array that must not come back as null or be dropped.",
+        "A version 1 envelope just submitted: the members every store must keep, `headers` as `{}` and an empty `attempts` array, which must not come back as null or be dropped.",
         &Draft::pending(1),
     );
     set.add(
@@ -117,6 +128,14 @@ fn statuses(set: &mut Set) {
         &Draft {
             next_attempt_ms: Some(T0 + 90_000),
             ..Draft::in_flight(1)
+        },
+    );
+    set.add(
+        "v2_in_flight_next_attempt_set",
+        "Version 2 `IN_FLIGHT` with `next_attempt_at` set beside the lease.",
+        &Draft {
+            next_attempt_ms: Some(T0 + 90_000),
+            ..Draft::in_flight(2)
         },
     );
     set.add(
@@ -592,8 +611,8 @@ fn unknown_members(set: &mut Set) {
         "Version 2: `origin` holding members named `rdq.source`, `headers` and `queue`, and top-level members named `source` and `submitted_by`.",
         &names_v2,
     );
-    set.add(
-        "v1_unknown_key_shapes",
+    set.both(
+        ["v1_unknown_key_shapes", "v2_unknown_key_shapes"],
         "Unknown members whose keys are the empty string, look like numbers (`0`, `-1`, `1e2`), hold `/` and `~` (JSON pointer escapes), spaces, dots, non-ASCII, and prototype names (`__proto__`, `constructor`).",
         &Draft {
             unknown: unknown(&[
@@ -631,8 +650,8 @@ fn unknown_members(set: &mut Set) {
             ..Draft::pending(1)
         },
     );
-    set.add(
-        "v1_unknown_member_order",
+    set.both(
+        ["v1_unknown_member_order", "v2_unknown_member_order"],
         "Unknown members in an order that is not sorted (z, a, m, b) at the top level and inside an object: a store that sorts keys (PostgreSQL `jsonb`, many maps) fails `--exact`.",
         &Draft {
             unknown: unknown(&[
@@ -644,8 +663,8 @@ fn unknown_members(set: &mut Set) {
             ..Draft::pending(1)
         },
     );
-    set.add(
-        "v1_unknown_case_keys",
+    set.both(
+        ["v1_unknown_case_keys", "v2_unknown_case_keys"],
         "Unknown keys that differ only in letter case (`Key`, `key`, `KEY`): a case-folding store merges them.",
         &Draft {
             unknown: unknown(&[("Key", "1"), ("key", "2"), ("KEY", "3")]),
@@ -741,123 +760,123 @@ fn nesting(set: &mut Set) {
     );
 }
 
-/// The number spellings stores change, each in a fixture of its own (the one number at the
-/// top level and in `detail`), so a failure names the spelling. In the order of the table in
-/// docs/fixtures.md.
+/// The number spellings stores change, each in a fixture of its own (the number at the top
+/// level, in an array and in an object), so a failure names the spelling: (name, spelling,
+/// purpose).
 pub(crate) const NUMBER_SPELLINGS: [(&str, &str, &str); 24] = [
     (
-        "number_1_0",
+        "v1_number_1_0",
         "1.0",
         "`1.0`: a store that types it as an integer writes `1`.",
     ),
     (
-        "number_1e2",
+        "v1_number_1e2",
         "1e2",
         "`1e2`: a store writes `100` or `100.0`.",
     ),
     (
-        "number_1e_plus_2_upper",
+        "v1_number_1e_plus_2_upper",
         "1E+2",
         "`1E+2`: an upper-case exponent with a sign.",
     ),
     (
-        "number_100",
+        "v1_number_100",
         "100",
         "`100` (beside the fixture for `1e2`): the integer must stay an integer.",
     ),
-    ("number_minus_0", "-0", "`-0`: a store writes `0`."),
+    ("v1_number_minus_0", "-0", "`-0`: a store writes `0`."),
     (
-        "number_minus_0_0",
+        "v1_number_minus_0_0",
         "-0.0",
         "`-0.0`: a store writes `0`, `-0` or `0.0`.",
     ),
     (
-        "number_2_pow_53_plus_1",
+        "v1_number_2_pow_53_plus_1",
         "9007199254740993",
         "2^53+1: a store through an IEEE double writes 9007199254740992.",
     ),
     (
-        "number_20_digits",
+        "v1_number_20_digits",
         "12345678901234567890",
         "A 20-digit integer, over i64: a store through i64 or a double rounds it.",
     ),
     (
-        "number_20_digits_negative",
+        "v1_number_20_digits_negative",
         "-12345678901234567890",
         "A negative 20-digit integer, below i64.",
     ),
     (
-        "number_2_pow_64",
+        "v1_number_2_pow_64",
         "18446744073709551616",
         "2^64, one over u64: a store through u64 overflows.",
     ),
     (
-        "number_i64_max_plus_1",
+        "v1_number_i64_max_plus_1",
         "9223372036854775808",
         "i64::MAX+1: a store through i64 overflows or clamps.",
     ),
     (
-        "number_0_1",
+        "v1_number_0_1",
         "0.1",
         "`0.1`: a store through a double may print `0.1000000000000000055511151231257827`.",
     ),
     (
-        "number_0_30000000000000004",
+        "v1_number_0_30000000000000004",
         "0.30000000000000004",
         "`0.30000000000000004` (0.1+0.2): a store printing 15 significant digits writes `0.3`.",
     ),
     (
-        "number_1e400",
+        "v1_number_1e400",
         "1e400",
         "`1e400`, beyond a double: a store writes `inf`, null or fails.",
     ),
     (
-        "number_1e_minus_400",
+        "v1_number_1e_minus_400",
         "1e-400",
         "`1e-400`, below a double's least: a store writes `0`.",
     ),
     (
-        "number_long_fraction",
+        "v1_number_long_fraction",
         "123456789012345678901234567890.5",
         "30 integer digits and a fraction: a double keeps 17 of them.",
     ),
     (
-        "number_many_fraction_digits",
+        "v1_number_many_fraction_digits",
         "1.000000000000000000000000000001",
         "31 significant digits: a double or a 28-digit decimal rounds it to 1.",
     ),
     (
-        "number_5e_minus_324",
+        "v1_number_5e_minus_324",
         "5e-324",
         "The least subnormal double: printed as `4.9406564584124654e-324` by some.",
     ),
     (
-        "number_double_max",
+        "v1_number_double_max",
         "1.7976931348623157e308",
         "The largest double: printed in full by some (309 digits).",
     ),
     (
-        "number_exponent_zero",
+        "v1_number_exponent_zero",
         "0e0",
         "`0e0`: a zero with an exponent.",
     ),
     (
-        "number_exponent_plus",
+        "v1_number_exponent_plus",
         "1e+2",
         "`1e+2`: a store drops the `+`.",
     ),
     (
-        "number_exponent_leading_zeros",
+        "v1_number_exponent_leading_zeros",
         "1e002",
         "`1e002`: an exponent with leading zeros.",
     ),
     (
-        "number_trailing_zeros",
+        "v1_number_trailing_zeros",
         "2.50000",
         "`2.50000`: a decimal column keeps a scale, a double writes `2.5`.",
     ),
     (
-        "number_negative_exponent_fraction",
+        "v1_number_negative_exponent_fraction",
         "-1.5E-7",
         "`-1.5E-7`: a store writes `-0.00000015` or `-1.5e-07`.",
     ),
@@ -932,8 +951,8 @@ fn strings(set: &mut Set) {
             )
         },
     );
-    set.add(
-        "v1_control_characters",
+    set.both(
+        ["v1_control_characters", "v2_control_characters"],
         "Every control character U+0000-U+001F (`\\u0000` first) and DEL in a message, a header value and a stack: C strings stop at NUL, text columns refuse it (PostgreSQL `text` and `jsonb`).",
         &Draft {
             headers: vec![("controls".to_owned(), format!("{controls}\u{7f}"))],
@@ -967,8 +986,8 @@ fn strings(set: &mut Set) {
             ..Draft::dead(2, Error::new("NulError", "\u{0}"))
         },
     );
-    set.add(
-        "v1_unknown_string_escapes",
+    set.both(
+        ["v1_unknown_string_escapes", "v2_unknown_string_escapes"],
         "Unknown members spelt with every escape: `\\/`, `\\u00e9` and `\\u00E9` for é, `\\u0041` for A, `\\u001F` upper case, `\\u0000`, `\\b\\f\\n\\r\\t`, `\\\"`, `\\\\`: the canonical writer keeps an unknown member's spelling, so `--exact` needs it kept; the value comparison unescapes.",
         &Draft {
             unknown: unknown(&[
@@ -1003,8 +1022,8 @@ fn strings(set: &mut Set) {
             ..Draft::dead(1, Error::new("Error😀", "failed 😀").stack("𝄞 at line 1"))
         },
     );
-    set.add(
-        "v1_astral_surrogate_escapes",
+    set.both(
+        ["v1_astral_surrogate_escapes", "v2_astral_surrogate_escapes"],
         "U+1F600 spelt as the surrogate-pair escape `\\ud83d\\ude00` (and upper case `\\uD83D\\uDE00`) inside unknown members and `detail`: the value is 😀; `--exact` needs the escape kept.",
         &Draft {
             unknown: unknown(&[
@@ -1061,8 +1080,8 @@ fn strings(set: &mut Set) {
             ..Draft::dead(1, Error::new("E", "\u{7f}\u{80}\u{85}\u{9f}"))
         },
     );
-    set.add(
-        "v1_line_separators",
+    set.both(
+        ["v1_line_separators", "v2_line_separators"],
         "U+2028 and U+2029 (line and paragraph separators, raw): JavaScript-era encoders escape them, line-oriented tools split on them.",
         &Draft {
             headers: vec![("sep".to_owned(), "a\u{2028}b\u{2029}c".to_owned())],
@@ -1070,8 +1089,8 @@ fn strings(set: &mut Set) {
             ..Draft::dead(1, Error::new("E", "line\u{2028}separator"))
         },
     );
-    set.add(
-        "v1_byte_order_mark_in_strings",
+    set.both(
+        ["v1_byte_order_mark_in_strings", "v2_byte_order_mark_in_strings"],
         "U+FEFF (a byte-order mark) at the start of a message, a header value and an unknown string: a store or reader that strips BOMs drops it.",
         &Draft {
             headers: vec![("bom".to_owned(), "\u{feff}value".to_owned())],
@@ -1079,8 +1098,8 @@ fn strings(set: &mut Set) {
             ..Draft::dead(1, Error::new("E", "\u{feff}message"))
         },
     );
-    set.add(
-        "v1_unicode_normalisation",
+    set.both(
+        ["v1_unicode_normalisation", "v2_unicode_normalisation"],
         "é as NFC (U+00E9) and NFD (e + U+0301) in distinct header keys and values, messages and unknown members: a store that normalises Unicode merges the two keys (a duplicate) or changes the text.",
         &Draft {
             headers: vec![
@@ -1095,8 +1114,8 @@ fn strings(set: &mut Set) {
             ..Draft::dead(1, Error::new("E", "cafe\u{301} / caf\u{e9}"))
         },
     );
-    set.add(
-        "v1_whitespace_kept",
+    set.both(
+        ["v1_whitespace_kept", "v2_whitespace_kept"],
         "Leading and trailing spaces, tabs and newlines in a message, a header key and value, `handler_version` and an unknown string: a store that trims (CHAR columns, form handling) loses them.",
         &Draft {
             handler_version: Member::Set(string(" 1.0 ")),
@@ -1109,8 +1128,8 @@ fn strings(set: &mut Set) {
             ..Draft::dead(1, Error::new("E", "  message with trailing spaces   \n"))
         },
     );
-    set.add(
-        "v1_line_endings_in_strings",
+    set.both(
+        ["v1_line_endings_in_strings", "v2_line_endings_in_strings"],
         "CR LF, lone CR and lone LF inside a message, a stack and a header value: a store that normalises line endings changes them.",
         &Draft {
             headers: vec![("multiline".to_owned(), "a\r\nb\rc\nd".to_owned())],
@@ -1118,6 +1137,59 @@ fn strings(set: &mut Set) {
                 1,
                 Error::new("E", "line 1\r\nline 2\rline 3\nline 4").stack("frame 1\r\nframe 2\r\n"),
             )
+        },
+    );
+    set.both(
+        ["v1_unicode_edges", "v2_unicode_edges"],
+        "Code points at Unicode's edges, raw and (in unknown members) escaped: U+10FFFF (`\\udbff\\udfff`), the noncharacters U+FFFE and U+FFFF, private use U+E000, U+D7FF below the surrogates, a ZWJ emoji sequence, a variation selector, right-to-left text: a store that validates, replaces or reorders characters changes them.",
+        &Draft {
+            headers: vec![(
+                "edges".to_owned(),
+                "\u{10ffff}\u{fffe}\u{ffff}\u{e000}\u{d7ff}".to_owned(),
+            )],
+            unknown: unknown(&[
+                ("raw", "\"\u{10ffff}\u{fffe}\u{ffff}\u{e000}\u{d7ff}\""),
+                ("escaped", "\"\\udbff\\udfff\\ufffe\\uffff\\ue000\\ud7ff\""),
+                ("family", "\"\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}\""),
+            ]),
+            ..Draft::dead(
+                1,
+                Error::new("E", "\u{2764}\u{fe0f} \u{5e9}\u{5dc}\u{5d5}\u{5dd} \u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}"),
+            )
+        },
+    );
+    set.both(
+        ["v1_sql_and_csv_special_text", "v2_sql_and_csv_special_text"],
+        "Text that SQL, COPY and CSV treat specially: `'`, `''`, `%` and `_` (LIKE), `\\N` (COPY's NULL), `NULL`, a backslash before `n`, `,` and `\"` (CSV), `=1+1` (a formula), `$1`: a store that escapes once too often or not at all changes it, or reads `\\N` back as null.",
+        &Draft {
+            handler_version: Member::Set(string("\\N")),
+            headers: vec![
+                ("sql".to_owned(), "O'Brien ''; DROP TABLE envelopes; --".to_owned()),
+                ("like".to_owned(), "100% _done_".to_owned()),
+                ("copy-null".to_owned(), "\\N".to_owned()),
+                ("null-word".to_owned(), "NULL".to_owned()),
+                ("csv".to_owned(), "a,\"b\",c\\nd".to_owned()),
+                ("formula".to_owned(), "=1+1".to_owned()),
+                ("placeholder".to_owned(), "$1 ? :name".to_owned()),
+            ],
+            unknown: unknown(&[("copy_null", "\"\\\\N\""), ("none_words", "[\"None\",\"nil\",\"undefined\",\"NaN\"]")]),
+            ..Draft::dead(1, Error::new("\\N", "\\N"))
+        },
+    );
+    set.add(
+        "v1_strings_that_look_like_json",
+        "Strings that hold JSON text (an object, an array, a number, `null`) in a header, a message and unknown members: a store that parses strings which look like JSON turns them into values.",
+        &Draft {
+            headers: vec![
+                ("object".to_owned(), "{\"a\":1}".to_owned()),
+                ("array".to_owned(), "[1,2]".to_owned()),
+            ],
+            unknown: unknown(&[
+                ("object_text", "\"{\\\"a\\\":1}\""),
+                ("number_text", "\"1e2\""),
+                ("null_text", "\"null\""),
+            ]),
+            ..Draft::dead(1, Error::new("E", "{\"not\":\"parsed\"}"))
         },
     );
     let long_text = "0123456789abcdef".repeat(16_384);
@@ -1199,6 +1271,28 @@ fn payloads(set: &mut Set) {
             },
         );
     }
+    set.add(
+        "v1_payload_json_as_bytes",
+        "A JSON payload with white space, unsorted keys and `1.0`, typed `application/json`: a store that keeps payloads as parsed JSON (`jsonb`) changes its bytes, so its base64 differs.",
+        &Draft {
+            payload: Some(b"{ \"b\" : 1.0,\n  \"a\": [ ] }".to_vec()),
+            ..Draft::pending(1)
+        },
+    );
+    set.add(
+        "v1_payload_utf16_text",
+        "A UTF-16 payload with a byte-order mark, typed `text/plain; charset=utf-16`: a store that transcodes text payloads to UTF-8 changes its bytes.",
+        &Draft {
+            payload: Some(
+                [0xff, 0xfe]
+                    .into_iter()
+                    .chain("héllo 😀".encode_utf16().flat_map(u16::to_le_bytes))
+                    .collect(),
+            ),
+            payload_content_type: "text/plain; charset=utf-16".to_owned(),
+            ..Draft::pending(1)
+        },
+    );
     set.add(
         "v1_line_of_1_mib",
         "A line of exactly 1,048,576 bytes, the default size limit, nearly all payload: a store with a smaller row, value or message limit (or one that adds bytes) fails it.",
@@ -1383,16 +1477,16 @@ fn headers(set: &mut Set) {
             ..Draft::pending(2)
         },
     );
-    set.add(
-        "v1_header_order_unsorted",
+    set.both(
+        ["v1_header_order_unsorted", "v2_header_order_unsorted"],
         "Headers in an order that is not sorted (z, a, m, B, b): a store that sorts keys or uses a hash map fails `--exact`.",
         &Draft {
             headers: owned(&[("z", "1"), ("a", "2"), ("m", "3"), ("B", "4"), ("b", "5")]),
             ..Draft::pending(1)
         },
     );
-    set.add(
-        "v1_header_values_empty_and_null_like",
+    set.both(
+        ["v1_header_values_empty_and_null_like", "v2_header_values_empty_and_null_like"],
         "Header values that are empty or look like other types (`\"\"`, `\"null\"`, `\"true\"`, `\"0\"`, `\"007\"`, `\"1e2\"`, `\"[]\"`): a store that types values, or turns \"\" into NULL (Oracle), changes them.",
         &Draft {
             headers: owned(&[
@@ -1439,6 +1533,17 @@ fn headers(set: &mut Set) {
             ..Draft::pending(1)
         },
     );
+    set.add(
+        "v1_header_value_long",
+        "A header value of 65,536 bytes and a header key of 1,024: a store with a header or key size limit (Kafka and HTTP-style headers, indexed columns) truncates them.",
+        &Draft {
+            headers: vec![
+                ("k".repeat(1_024), "x".to_owned()),
+                ("long".to_owned(), "0123456789abcdef".repeat(4_096)),
+            ],
+            ..Draft::pending(1)
+        },
+    );
     let many: Vec<(String, String)> = (0..1000)
         .map(|i| {
             // A stride coprime with 1000 spreads the keys out of sorted order.
@@ -1474,6 +1579,16 @@ const TIME_MAX: i64 = 253_402_300_799_999;
 const LEAP_DAY: i64 = 1_709_210_096_789;
 /// 2000-02-29T00:00:00.000Z (a century that is a leap year).
 const LEAP_CENTURY: i64 = 951_782_400_000;
+/// 1582-10-10T00:00:00.000Z: in the hybrid Julian-Gregorian calendar, a day that never was.
+const GREGORIAN_GAP: i64 = -12_219_724_800_000;
+/// 0001-01-01T00:00:00.000Z: the first day many date types hold.
+const YEAR_ONE: i64 = -62_135_596_800_000;
+/// 2024-03-10T07:30:00.000Z: 02:30 in New York, skipped when the clocks went forward.
+const NEW_YORK_GAP: i64 = 1_710_055_800_000;
+/// 2024-03-31T01:30:00.000Z: 02:30 in Paris, skipped.
+const PARIS_GAP: i64 = 1_711_848_600_000;
+/// 2024-10-27T00:30:00.000Z: 01:30 in London, a local time that happened twice.
+const LONDON_REPEAT: i64 = 1_729_989_000_000;
 
 /// Timestamps at both ends, leap days, the milliseconds' ends, the epoch.
 fn times(set: &mut Set) {
@@ -1513,8 +1628,8 @@ fn times(set: &mut Set) {
             ..Draft::succeeded(1)
         },
     );
-    set.add(
-        "v1_time_milliseconds_ends",
+    set.both(
+        ["v1_time_milliseconds_ends", "v2_time_milliseconds_ends"],
         "Times at .000 and .999 of a second: a store with second precision drops them, one with microseconds must write back exactly three digits.",
         &Draft {
             created_ms: T0 - 1,
@@ -1523,7 +1638,40 @@ fn times(set: &mut Set) {
         },
     );
     set.add(
-        "v1_time_epoch",
+        "v2_time_ends",
+        "Version 2: `created_at` 0000-01-01T00:00:00.000Z and `next_attempt_at` 9999-12-31T23:59:59.999Z in one envelope.",
+        &Draft {
+            created_ms: TIME_MIN,
+            next_attempt_ms: Some(TIME_MAX),
+            ..Draft::pending(2)
+        },
+    );
+    set.add(
+        "v1_time_one_millisecond",
+        "Times at .001 and .009 of a second: a store that keeps seconds as a binary double rounds some of them to .000 or .008.",
+        &Draft {
+            created_ms: T0 + 1,
+            attempts: vec![Attempt::finished(1, T0 + 9, T0 + 1_001, "SUCCESS")],
+            ..Draft::succeeded(1)
+        },
+    );
+    set.both(
+        ["v1_time_calendars_and_zones", "v2_time_calendars_and_zones"],
+        "`created_at` 1582-10-10 (a day the Julian-to-Gregorian switch skipped: Java's `java.util.Date`, Hive and Spark's legacy calendars shift it), `next_attempt_at` 0001-01-01, attempts at times a local-time zone skips or repeats (2024-03-10T07:30Z in New York, 2024-03-31T01:30Z in Paris, 2024-10-27T00:30Z in London): a store that converts to a local time or another calendar moves them.",
+        &Draft {
+            attempt_count: 3,
+            next_attempt_ms: Some(YEAR_ONE),
+            created_ms: GREGORIAN_GAP,
+            attempts: vec![
+                Attempt::finished(1, NEW_YORK_GAP, NEW_YORK_GAP + 1, "RETRYABLE_FAILURE"),
+                Attempt::finished(2, PARIS_GAP, PARIS_GAP + 1, "RETRYABLE_FAILURE"),
+                Attempt::finished(3, LONDON_REPEAT, LONDON_REPEAT + 1, "RETRYABLE_FAILURE"),
+            ],
+            ..Draft::pending(1)
+        },
+    );
+    set.both(
+        ["v1_time_epoch", "v2_time_epoch"],
         "1970-01-01T00:00:00.000Z (0 in epoch time) and the millisecond before it: a store that reads 0 as unset, or mishandles negative epoch times, loses them.",
         &Draft {
             created_ms: EPOCH - 1,
@@ -1581,8 +1729,8 @@ fn attempts(set: &mut Set) {
         "Version 2's 500 attempts in 5 runs of 100.",
         &history(2),
     );
-    set.add(
-        "v1_redriven_pending",
+    set.both(
+        ["v1_redriven_pending", "v2_redriven_pending"],
         "`PENDING` after a redrive: `redrive_count` 1, `attempt_count` 0 while the old history stays.",
         &Draft {
             redrive_count: 1,
@@ -1774,8 +1922,8 @@ fn claim_check(set: &mut Set) {
 
 /// What else stores are known to mangle.
 fn mangling(set: &mut Set) {
-    set.add(
-        "v1_empty_vs_null_unknown",
+    set.both(
+        ["v1_empty_vs_null_unknown", "v2_empty_vs_null_unknown"],
         "Unknown members \"\", null, `[]` and `{}` side by side: a store that conflates empty and null (Oracle's \"\" as NULL, drop-empty serialisers) changes some.",
         &Draft {
             unknown: unknown(&[
@@ -1811,6 +1959,37 @@ fn mangling(set: &mut Set) {
                 "{\"cause\":{\"type\":\"IOError\",\"message\":\"disk full\",\"cause\":null},\"frames\":[\"a.py:1\",\"b.py:2\"],\"retryable\":false}",
             ),
         ),
+    );
+    let numbers: Vec<String> = (0..10_000)
+        .map(|i| (i * 7919 % 100_003).to_string())
+        .collect();
+    let members: Vec<String> = (0..1_000)
+        .map(|i| format!("\"m{:04}\":{i}", (i * 337) % 1000))
+        .collect();
+    set.add(
+        "v1_unknown_large_containers",
+        "An unknown array of 10,000 numbers and an unknown object of 1,000 members in an order that is not sorted: a store with limits on array length or object size (or one that sorts keys) loses some or their order.",
+        &Draft {
+            unknown: vec![
+                ("array".to_owned(), format!("[{}]", numbers.join(","))),
+                ("object".to_owned(), format!("{{{}}}", members.join(","))),
+            ],
+            ..Draft::pending(1)
+        },
+    );
+    set.add(
+        "v1_names_dots",
+        "`queue` \"..\" and `handler_ref` \".\" (valid names): a store that makes paths or keys of names (a folder per queue, a Redis key prefix) resolves them.",
+        &Draft {
+            queue: "..".to_owned(),
+            handler_ref: ".".to_owned(),
+            ..Draft::pending(1)
+        },
+    );
+    set.add(
+        "v1_error_type_space",
+        "An error `type` of one space (a non-empty string, so valid): a store that trims writes `\"\"`, which is invalid.",
+        &Draft::dead(1, Error::new(" ", "type is a space")),
     );
     set.add(
         "v2_everything_set",
