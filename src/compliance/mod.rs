@@ -4,7 +4,7 @@
 //! A storage plugin may take an envelope apart into native structures (columns, hashes,
 //! documents), but what it reads back must be the envelope it was given: `read(write(e)) == e`,
 //! unknown members included. The kit holds the fixtures that find the usual losses
-//! ([`fixtures`]), compares one envelope given back with the one sent ([`Comparer`]) and a
+//! ([`fixtures()`]), compares one envelope given back with the one sent ([`Comparer`]) and a
 //! store's whole output with the set sent ([`judge`]).
 //!
 //! - `fixtures.rs`: the fixture set, each fixture with the loss it is there to find;
@@ -215,9 +215,11 @@ pub fn judge(sent: &[Fixture], found: &[u8], equality: Equality) -> Judgement {
 
 /// The checker of what comes back: every rule, the size against the reader's cap only.
 fn validity_checker() -> Checker {
-    let mut options = RuleOptions::default();
-    options.max_envelope_bytes = crate::framing::DEFAULT_MAX_LINE_BYTES as u64;
-    options.warnings = false;
+    let options = RuleOptions {
+        max_envelope_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES as u64,
+        warnings: false,
+        ..RuleOptions::default()
+    };
     let rules =
         EnvelopeRules::new(options).expect("the default options with a larger limit are valid");
     Checker::new(rules)
@@ -251,6 +253,7 @@ mod tests {
             .zip(["a", "b", "c"])
             .map(|(id, name)| Fixture {
                 name,
+                version: 1,
                 purpose: "test",
                 line: line(id, r#","x":1.0"#),
             })
