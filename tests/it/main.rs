@@ -34,6 +34,7 @@ mod cli_validate;
 mod codec;
 mod common;
 mod compliance;
+mod compliance_plugins;
 mod docs;
 mod endings;
 mod explain;
