@@ -16,6 +16,8 @@
 /// `message` (if any) on standard error. Safe from any thread; a second ending that arrives
 /// meanwhile waits for this one (the release holds the commit's lock until the process ends).
 pub fn fail(status: u8, message: Option<std::fmt::Arguments<'_>>) -> ! {
+    // `compliance run`'s plugin commands (their process groups) and its run folder.
+    super::compliance::release();
     let _released = rdq_envelope::io::release_everything();
     if let Some(message) = message {
         let _ = super::say(message);

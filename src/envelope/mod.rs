@@ -13,7 +13,7 @@ pub mod formats;
 mod judge;
 mod laws;
 mod options;
-mod owned;
+pub(crate) mod owned;
 mod rules;
 pub(crate) mod shape;
 mod single_pass;

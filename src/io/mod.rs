@@ -47,7 +47,7 @@ pub use alias::{check_aliases, AliasError, Named, Stream};
 #[doc(hidden)]
 pub use reread::{between_reads, Rereadable};
 #[doc(hidden)]
-pub use temp::{forget_removal, remove_when_the_run_fails};
+pub use temp::{forget_removal, remove_when_the_run_fails, temporary_folder};
 
 /// What [`release_everything`] returns: the commit's lock, held until the process ends, so that
 /// no output is renamed into place or completed after the run has let everything go.

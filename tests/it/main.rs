@@ -8,6 +8,7 @@ mod cli_batch_s3;
 mod cli_batch_spark;
 mod cli_closing;
 mod cli_completions;
+mod cli_compliance;
 mod cli_conventions;
 mod cli_dedupe;
 mod cli_explain;
