@@ -276,51 +276,18 @@ fn the_postgres_plugin_with_a_text_or_json_residual_passes_the_kit_byte_for_byte
     }
 }
 
-/// Every (id, pointer, class) the JSON report names.
-fn differences(report: &Value) -> Vec<(String, String, String)> {
-    let mut found = Vec::new();
-    let mut stack = vec![report];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Object(members) => {
-                if let Some(class) = members.get("class").and_then(Value::as_str) {
-                    let text = |key: &str| {
-                        members
-                            .get(key)
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_owned()
-                    };
-                    found.push((text("id"), text("pointer"), class.to_owned()));
-                }
-                stack.extend(members.values());
-            }
-            Value::Array(items) => stack.extend(items),
-            _ => {}
-        }
-    }
-    found
-}
+/// One row of the JSON report's `differences`: (fixture, pointer, class, sent, found).
+type Difference = (String, String, String, String, String);
 
-#[test]
-fn the_postgres_plugin_with_a_jsonb_residual_fails_and_the_kit_names_what_jsonb_changed() {
-    if !python_or_skip("psycopg", "the PostgreSQL reference plugin (psycopg 3)") {
-        return;
-    }
-    let Some(server) = Postgres::start() else {
-        return;
-    };
-    let junit = server.folder.join("junit.xml");
+/// The report (`--format json`) of a run of the jsonb variant, which must fail (status 1);
+/// its differences, and the write command's standard error.
+fn jsonb_report(server: &Postgres, extra: &[&str]) -> (Vec<Difference>, String) {
+    let mut flags = vec!["--format", "json"];
+    flags.extend(extra);
     let out = run_kit(
         "postgres",
         "--residual jsonb",
-        &[
-            "--exact",
-            "--format",
-            "json",
-            "--junit",
-            &junit.display().to_string(),
-        ],
+        &flags,
         &server.environment(),
     );
     assert_eq!(
@@ -332,8 +299,165 @@ fn the_postgres_plugin_with_a_jsonb_residual_fails_and_the_kit_names_what_jsonb_
     );
     let report: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(&out), stderr(&out)));
-    let found = differences(&report);
-    let has = |class: &str| found.iter().any(|(_, _, c)| c == class);
-    assert!(has("number changed"), "{found:#?}");
-    assert!(has("envelope missing"), "{found:#?}");
+    let text = |value: &Value, key: &str| value[key].as_str().unwrap_or_default().to_owned();
+    let differences = report["differences"]
+        .as_array()
+        .expect("the report lists its differences")
+        .iter()
+        .map(|d| {
+            let row = |key| text(d, key);
+            (
+                row("fixture"),
+                row("pointer"),
+                row("class"),
+                row("sent"),
+                row("found"),
+            )
+        })
+        .collect();
+    assert_eq!(report["differences_left_out"], 0, "{report:#}");
+    (differences, text(&report["write"], "stderr"))
+}
+
+fn difference(fixture: &str, pointer: &str, class: &str, sent: &str, found: &str) -> Difference {
+    (
+        fixture.into(),
+        pointer.into(),
+        class.into(),
+        sent.into(),
+        found.into(),
+    )
+}
+
+/// The two fixtures that carry `\u0000` in an unknown member or `detail`: jsonb refuses them,
+/// the plugin says so on its standard error, and the kit reports them missing.
+const REFUSED_BY_JSONB: [&str; 2] = ["v1_unknown_string_escapes", "v1_nul_in_unknown_and_detail"];
+
+#[test]
+fn the_postgres_plugin_with_a_jsonb_residual_fails_and_the_kit_names_what_jsonb_changed() {
+    if !python_or_skip("psycopg", "the PostgreSQL reference plugin (psycopg 3)") {
+        return;
+    }
+    let Some(server) = Postgres::start() else {
+        return;
+    };
+
+    // The contract's equality: jsonb keeps every value, so what it loses is only the two
+    // envelopes it refused to store.
+    let (differences, write_errors) = jsonb_report(&server, &[]);
+    let missing: Vec<Difference> = REFUSED_BY_JSONB
+        .iter()
+        .map(|fixture| difference(fixture, "", "envelope_missing", "", ""))
+        .collect();
+    assert_eq!(differences, missing);
+    assert_eq!(
+        write_errors
+            .matches("refused: unsupported Unicode escape sequence")
+            .count(),
+        2,
+        "{write_errors}"
+    );
+
+    // The same bytes: jsonb's own spelling of each value shows, with the exact pointers.
+    let junit = server.folder.join("junit.xml");
+    let junit_flag = junit.display().to_string();
+    let (differences, _) = jsonb_report(&server, &["--exact", "--junit", &junit_flag]);
+    for expected in [
+        difference("number_1e2", "/n", "number_spelling_changed", "1e2", "100"),
+        difference(
+            "number_1e2",
+            "/in_array/0",
+            "number_spelling_changed",
+            "1e2",
+            "100",
+        ),
+        difference("number_minus_0", "/n", "number_spelling_changed", "-0", "0"),
+        difference(
+            "number_minus_0_0",
+            "/n",
+            "number_spelling_changed",
+            "-0.0",
+            "0.0",
+        ),
+        difference(
+            "number_exponent_leading_zeros",
+            "/n",
+            "number_spelling_changed",
+            "1e002",
+            "100",
+        ),
+        difference(
+            "number_negative_exponent_fraction",
+            "/n",
+            "number_spelling_changed",
+            "-1.5E-7",
+            "-0.00000015",
+        ),
+        difference(
+            "v1_numbers_in_detail",
+            "/attempts/0/error/detail/1",
+            "number_spelling_changed",
+            "1e2",
+            "100",
+        ),
+        difference(
+            "v1_unknown_member_order",
+            "/m",
+            "member_order_changed",
+            r#""z","a","aa","b""#,
+            r#""a","b","z","aa""#,
+        ),
+        difference(
+            "v1_unknown_key_escapes",
+            "/A",
+            "string_spelling_changed",
+            r#""\u0041""#,
+            r#""A""#,
+        ),
+        difference(
+            "v1_astral_surrogate_escapes",
+            "/pair_upper",
+            "string_spelling_changed",
+            r#""\uD83D\uDE00""#,
+            "\"\u{1F600}\"",
+        ),
+    ] {
+        assert!(
+            differences.contains(&expected),
+            "{expected:?} not in {differences:#?}"
+        );
+    }
+    // A `1.0` comes back as `1.0`: jsonb's numeric keeps the scale, and only the white space
+    // jsonb writes after `:` and `,` differs.
+    assert!(differences
+        .iter()
+        .any(|(fixture, pointer, class, ..)| fixture == "number_1_0"
+            && pointer.is_empty()
+            && class == "white_space_changed"));
+    for fixture in REFUSED_BY_JSONB {
+        assert!(differences.contains(&difference(fixture, "", "envelope_missing", "", "")));
+    }
+    // Nothing else: no value changed, no unknown member lost.
+    let classes: std::collections::BTreeSet<&str> = differences
+        .iter()
+        .map(|(_, _, class, ..)| class.as_str())
+        .collect();
+    assert_eq!(
+        classes,
+        [
+            "envelope_missing",
+            "member_order_changed",
+            "number_spelling_changed",
+            "string_spelling_changed",
+            "white_space_changed",
+        ]
+        .into_iter()
+        .collect(),
+    );
+    let junit = std::fs::read_to_string(&junit).expect("the JUnit report is written");
+    assert!(junit.contains(r#"name="number_1e2""#), "{junit}");
+    assert!(
+        junit.contains("unsupported Unicode escape sequence"),
+        "{junit}"
+    );
 }
