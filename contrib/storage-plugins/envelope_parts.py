@@ -157,7 +157,17 @@ class Envelope:
 
 
 def split(line):
-    """The envelope of one valid line (str), its unknown members kept as residuals."""
+    """The envelope of one valid line (str), its unknown members kept as residuals. A line
+    that is not an envelope raises ValueError."""
+    try:
+        return _split(line)
+    except KeyError as e:
+        raise ValueError(f"the member {e} is missing") from None
+    except (TypeError, AttributeError) as e:
+        raise ValueError(f"a member of the wrong type ({e})") from None
+
+
+def _split(line):
     top, residual = _object(line, _TOP[2])
     version = _int(top["envelope_version"])
     if version not in _TOP:
@@ -172,7 +182,7 @@ def split(line):
         queue=_string(top["queue"]),
         handler_ref=_string(top["handler_ref"]),
         handler_version=_optional(top, "handler_version", _string),
-        payload=_optional(top, "payload", lambda raw: base64.b64decode(_string(raw), validate=True)),
+        payload=_optional(top, "payload", _base64),
         payload_content_type=_string(top["payload_content_type"]),
         payload_ref=_optional(top, "payload_ref", _payload_ref),
         headers=[(key, _string(raw)) for key, _, raw in members(top["headers"])[0]],
@@ -186,6 +196,10 @@ def split(line):
         attempts=[_attempt(raw, version) for raw in elements(top["attempts"])],
         residual=residual,
     )
+
+
+def _base64(raw):
+    return base64.b64decode(_string(raw), validate=True)
 
 
 def _payload_ref(raw):
@@ -241,7 +255,8 @@ ATTEMPT_COLUMNS = (
     "has_error", "error_type", "error_message", "error_detail", "has_stack", "error_stack",
     "error_residual", "residual",
 )
-TIMESTAMP_COLUMNS = {"next_attempt_at", "lease_expires_at", "created_at", "started_at", "finished_at"}
+TIMESTAMP_COLUMNS = {"next_attempt_at", "lease_expires_at", "created_at", "started_at",
+                     "finished_at"}
 RESIDUAL_COLUMNS = {"residual", "payload_ref_residual", "origin_residual", "error_detail",
                     "error_residual"}
 
@@ -331,7 +346,9 @@ def _attempt_from_row(a, version):
             detail=ABSENT if a["error_detail"] is None else a["error_detail"],
             stack=_tri(a["has_stack"], a["error_stack"]), residual=a["error_residual"])
     # Version 2's `duration_ms` is always there (null while in flight); version 1 has none.
-    duration = ABSENT if version < 2 else (None if a["duration_ms"] is None else int(a["duration_ms"]))
+    duration = ABSENT
+    if version >= 2:
+        duration = None if a["duration_ms"] is None else int(a["duration_ms"])
     return Envelope(
         attempt_no=int(a["attempt_no"]), started_at=a["started_at"], finished_at=a["finished_at"],
         duration_ms=duration, outcome=a["outcome"], error=_tri(a["has_error"], error),

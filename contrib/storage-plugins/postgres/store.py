@@ -6,8 +6,9 @@
     store.py [--residual text|json|jsonb] read    > envelopes.jsonl
 
 The connection is libpq's: PGHOST, PGPORT, PGUSER, PGDATABASE (and PGPASSWORD, ...). The
-tables live in the schema $RDQ_PG_SCHEMA, else rdq_$RDQ_COMPLIANCE_RUN (a schema of its own for
-each `rdq-envelope compliance run`), else rdq. Check it with the kit:
+tables live in the schema $RDQ_PG_SCHEMA, else $RDQ_COMPLIANCE_RUN (a schema of its own for
+each `rdq-envelope compliance run`, left behind: DROP SCHEMA ... CASCADE), else rdq. Check it
+with the kit:
 
     rdq-envelope compliance run --exact \\
         --write 'python3 contrib/storage-plugins/postgres/store.py --residual text write' \\
@@ -36,9 +37,12 @@ import os
 import re
 import sys
 
-import psycopg
-from psycopg import sql
-from psycopg.rows import dict_row
+try:
+    import psycopg
+    from psycopg import sql
+    from psycopg.rows import dict_row
+except ImportError:
+    raise SystemExit("store.py: needs psycopg 3: pip install 'psycopg[binary]>=3.1,<4'")
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import envelope_parts as parts  # noqa: E402 (found through the path above)
@@ -106,12 +110,10 @@ TIMESTAMP_TEXT = 'to_char({} AT TIME ZONE \'UTC\', \'YYYY-MM-DD"T"HH24:MI:SS.MS"
 
 
 def schema_name():
-    name = os.environ.get("RDQ_PG_SCHEMA")
-    if not name:
-        run = os.environ.get("RDQ_COMPLIANCE_RUN")
-        name = f"rdq_{run}" if run else "rdq"
-    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", name):
-        raise SystemExit(f"store.py: {name!r} is not a schema name ([a-z_][a-z0-9_]*, 63 at most)")
+    name = os.environ.get("RDQ_PG_SCHEMA") or os.environ.get("RDQ_COMPLIANCE_RUN") or "rdq"
+    # Quoted as an identifier below; this keeps it to what needs no thought (and 63 bytes).
+    if not re.fullmatch(r"[a-z0-9_]{1,63}", name):
+        raise SystemExit(f"store.py: {name!r} is not a schema name ([a-z0-9_], 63 at most)")
     return name
 
 
@@ -165,6 +167,8 @@ def write(db):
             # A savepoint each: an envelope the database refuses (jsonb and \u0000) is named
             # and the others are still stored.
             with db.transaction():
+                # The envelope's latest state: an earlier one with its id goes (its headers
+                # and attempts with it: ON DELETE CASCADE).
                 db.execute("DELETE FROM envelopes WHERE id = %s", (envelope["id"],))
                 insert(db, "envelopes", envelope)
                 for row in headers:

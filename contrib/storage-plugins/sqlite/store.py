@@ -106,7 +106,9 @@ def write(db):
             envelope, headers, attempts = parts.to_rows(parts.split(line))
         except ValueError as e:
             raise SystemExit(f"store.py write: line {number}: not an envelope: {e}")
-        for table, key in (("headers", "envelope_id"), ("attempts", "envelope_id"), ("envelopes", "id")):
+        # A write stores the envelope's latest state: an earlier one with its id goes first.
+        for table, key in (("headers", "envelope_id"), ("attempts", "envelope_id"),
+                           ("envelopes", "id")):
             db.execute(f"DELETE FROM {table} WHERE {key} = ?", (envelope["id"],))
         insert(db, "envelopes", envelope)
         for row in headers:
