@@ -19,6 +19,7 @@ fn quoted(path: &Path) -> String {
     format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
 }
 
+/// A reference plugin's script: `contrib/storage-plugins/STORE/store.py`.
 fn plugin(store: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("contrib/storage-plugins/{store}/store.py"))
 }
@@ -44,6 +45,8 @@ fn run_kit(store: &str, args: &str, extra: &[&str], environment: &[(&str, String
     kit.output().expect("rdq-envelope runs")
 }
 
+/// Whether `python3` runs and imports `module`, by [`need_or_skip`]'s rule (psycopg is a pip
+/// install away outside CI).
 fn python_or_skip(module: &str, what_for: &str) -> bool {
     if tool_or_skip(&["python3"], what_for).is_none() {
         return false;
@@ -249,6 +252,7 @@ fn unprivileged(folder: &Path) -> Vec<String> {
     runner.iter().map(|s| (*s).to_owned()).collect()
 }
 
+/// A port nothing listens on now (the server takes it a moment later).
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
