@@ -35,6 +35,7 @@ mod cli_validate;
 mod codec;
 mod common;
 mod compliance;
+mod compliance_plugins;
 mod docs;
 mod endings;
 mod explain;
