@@ -340,12 +340,22 @@ impl Comparer {
         };
         walk.value(sent_doc.root(), found_doc.root(), Level::Top(version));
         if equality == Equality::Exact && differences.is_empty() {
-            // Every token the same, in the same order: what is left is the white space.
+            // Every token the same, in the same order: what is left is the white space,
+            // quoted from a little before the first byte that differs.
+            let parted = sent.iter().zip(found).take_while(|(a, b)| a == b).count();
+            let mut from = parted.saturating_sub(16);
+            while from > 0 && sent.get(from).is_some_and(|b| b & 0xC0 == 0x80) {
+                from -= 1;
+            }
+            let quoted = |line: &[u8]| match from {
+                0 => excerpt(line),
+                _ => format!("…{}", excerpt(&line[from..])),
+            };
             differences.push(Difference {
                 pointer: String::new(),
                 class: Class::WhiteSpace,
-                sent: Some(excerpt(sent)),
-                found: Some(excerpt(found)),
+                sent: Some(quoted(sent)),
+                found: Some(quoted(found)),
             });
         }
         Ok(differences)
@@ -540,12 +550,23 @@ impl Walk<'_> {
             }
         }
         if self.equality == Equality::Exact && order.windows(2).any(|w| w[0] > w[1]) {
-            let names = |members: &mut dyn Iterator<Item = &str>| {
-                let listed: Vec<String> = members.map(|k| format!("{k:?}")).collect();
-                listed.join(",")
+            let sent_names: Vec<&str> = sent.members().map(|(k, _)| k).collect();
+            let found_names: Vec<&str> = found_members.iter().map(|(k, _)| *k).collect();
+            // Both orders from the first place they part: in a long object the excerpt
+            // would otherwise show only the members that agree.
+            let first = sent_names
+                .iter()
+                .zip(&found_names)
+                .take_while(|(a, b)| a == b)
+                .count();
+            let names = |names: &[&str]| {
+                let listed: Vec<String> = names[first..].iter().map(|k| format!("{k:?}")).collect();
+                match first {
+                    0 => listed.join(","),
+                    _ => format!("…,{}", listed.join(",")),
+                }
             };
-            let sent_order = names(&mut sent.members().map(|(k, _)| k));
-            let found_order = names(&mut found_members.iter().map(|(k, _)| *k));
+            let (sent_order, found_order) = (names(&sent_names), names(&found_names));
             // Reported before the members' own differences: the object's pointer is theirs'
             // prefix, and the report reads top down.
             let first_of_this_object = self.differences.kept.iter().position(|d| {
