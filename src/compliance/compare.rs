@@ -632,11 +632,16 @@ fn push_index(pointer: &mut String, index: usize) {
 }
 
 /// A value's text for a report: up to [`EXCERPT_BYTES`], cut at a character boundary, with
-/// `…` where it was cut; bytes that are not UTF-8 shown as U+FFFD.
+/// `…` where it was cut; bytes that are not UTF-8, and control characters (JSON text may hold
+/// DEL and the C1 controls raw, and a store's output anything: a terminal would obey them),
+/// shown as U+FFFD.
 pub fn excerpt(text: &[u8]) -> String {
-    let text = String::from_utf8_lossy(text);
+    let text: String = String::from_utf8_lossy(text)
+        .chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect();
     if text.len() <= EXCERPT_BYTES {
-        return text.into_owned();
+        return text;
     }
     let mut cut = EXCERPT_BYTES;
     while !text.is_char_boundary(cut) {
@@ -906,5 +911,9 @@ mod tests {
         let cut = excerpt(long.as_bytes());
         assert!(cut.ends_with("… (200 bytes)"), "{cut}");
         assert_eq!(excerpt(b"\xffx"), "\u{fffd}x");
+        assert_eq!(
+            excerpt("a\u{1b}[31m\u{9b}\u{7f}".as_bytes()),
+            "a\u{fffd}[31m\u{fffd}\u{fffd}"
+        );
     }
 }

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use rdq_envelope::compliance::{Class, Equality, Fixture, FixtureResult, Judgement};
+use rdq_envelope::compliance::{excerpt, Class, Equality, Fixture, FixtureResult, Judgement};
 
 use super::plugin::Finished;
 
@@ -58,7 +58,11 @@ impl Report<'_> {
             }
         }
         for stray in &self.judgement.strays {
-            let id = stray.id.as_deref().unwrap_or("-");
+            // An id from the store's output is its text, control characters and all.
+            let id = stray
+                .id
+                .as_deref()
+                .map_or("-".into(), |id| excerpt(id.as_bytes()));
             writeln!(
                 out,
                 "read output line {}: {id}: {}: {}: {}",
