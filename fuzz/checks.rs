@@ -651,3 +651,63 @@ impl SinglePassCase {
 pub fn check_lifecycle(data: &[u8]) {
     rdq_envelope::test_support::drive_lifecycle(data);
 }
+
+/// The compliance kit's fixtures, made once per process (a megabyte of lines).
+fn compliance_fixtures() -> &'static [rdq_envelope::compliance::Fixture] {
+    static SET: std::sync::OnceLock<Vec<rdq_envelope::compliance::Fixture>> =
+        std::sync::OnceLock::new();
+    SET.get_or_init(rdq_envelope::compliance::fixtures)
+}
+
+/// A store's output against a fixture, as the compliance kit compares them: never a panic on
+/// any bytes; the comparison is reflexive (a line equals itself under both equalities) and
+/// symmetric in whether it finds a difference by value; a fixture given back as it was sent
+/// passes. `data`: a fixture's index, a position and a mutation kind, then the line given
+/// back (none: the fixture mutated at that position).
+pub fn check_compare(data: &[u8]) {
+    use rdq_envelope::compliance::{judge, Comparer, Equality};
+    let [index, at_low, at_high, kind, found @ ..] = data else {
+        return;
+    };
+    let set = compliance_fixtures();
+    let fixture = &set[usize::from(*index) % set.len()];
+    let sent = &fixture.line;
+    let mutated;
+    let found = match found {
+        [] => {
+            let at = usize::from(u16::from_le_bytes([*at_low, *at_high])) % (sent.len() + 1);
+            let kind = usize::from(*kind) % rdq_envelope::test_support::BYTE_MUTATIONS;
+            mutated = rdq_envelope::test_support::byte_mutation(sent, at, kind);
+            &mutated[..]
+        }
+        found => found,
+    };
+    let mut comparer = Comparer::new();
+    for equality in [Equality::Value, Equality::Exact] {
+        if let Ok(forth) = comparer.compare(sent, found, equality) {
+            assert!(forth.kept.len() <= forth.total);
+            if equality == Equality::Value {
+                let back = comparer.compare(found, sent, equality).expect("both parse");
+                assert_eq!(forth.is_empty(), back.is_empty(), "symmetric by value");
+            }
+            let itself = comparer.compare(found, found, equality).expect("it parsed");
+            assert!(itself.is_empty(), "{equality:?}: {:?}", itself.kept);
+        }
+    }
+    // The fixture and its neighbours (the whole set is megabytes: too slow to fuzz), with
+    // this line in the fixture's place, and again as an extra line after them.
+    let at = usize::from(*index) % set.len();
+    let set = &set[at.saturating_sub(1)..(at + 2).min(set.len())];
+    let mut output = Vec::new();
+    for other in set {
+        let line = if std::ptr::eq(other, fixture) { found } else { &other.line[..] };
+        output.extend_from_slice(line);
+        output.push(b'\n');
+    }
+    let judgement = judge(set, &output, Equality::Value);
+    if found == &sent[..] {
+        assert!(judgement.passed(), "{:?}", judgement.by_class());
+    }
+    output.extend_from_slice(found);
+    let _ = judge(set, &output, Equality::Exact);
+}

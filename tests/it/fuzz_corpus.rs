@@ -95,6 +95,15 @@ fn chokaq_corpus() {
 }
 
 #[test]
+fn compare_corpus() {
+    let seeds = files(&root().join("fuzz/corpus/compare"));
+    assert!(seeds.len() >= 8);
+    for path in seeds {
+        checks::check_compare(&std::fs::read(&path).expect("readable seed"));
+    }
+}
+
+#[test]
 fn single_pass_corpus() {
     let seeds = seeds("single_pass");
     assert!(seeds.len() > 20);
