@@ -536,3 +536,39 @@ fn the_fixture_set_is_written_valid_and_described() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_write_command_that_stops_reading_is_named() {
+    let out = bin()
+        .args([
+            "compliance",
+            "run",
+            "--write",
+            "head -c 10 >/dev/null",
+            "--read",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("exited with status 0 but stopped reading its standard input after"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_temporary_folder_that_cannot_hold_the_run_folder_is_status_2() {
+    let out = bin()
+        .args(["compliance", "run", "--write", "true", "--read", "true"])
+        .env("TMPDIR", "/nonexistent/rdq-compliance-tmp")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot create the run's folder"),
+        "{}",
+        stderr(&out)
+    );
+}
