@@ -36,7 +36,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod convert;
+pub(crate) mod convert;
 pub mod messages;
 mod stream;
 
