@@ -9,6 +9,7 @@ mod cli_batch_spark;
 mod cli_closing;
 mod cli_completions;
 mod cli_conventions;
+mod cli_convert;
 mod cli_dedupe;
 mod cli_explain;
 mod cli_export;
