@@ -44,6 +44,10 @@ mod hostile;
 mod json_test_suite;
 mod migrate;
 mod pipeline;
+#[cfg(feature = "proto")]
+mod proto;
+#[cfg(feature = "proto")]
+mod proto_python;
 mod reader_splits;
 mod readme;
 mod regression;
