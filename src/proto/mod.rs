@@ -335,5 +335,10 @@ impl Envelope {
     }
 }
 
+/// docs/proto.md's Rust examples, run as doctests: the page cannot drift from the code.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/proto.md")]
+pub struct ProtoDocs;
+
 #[cfg(test)]
 mod tests;
