@@ -223,10 +223,21 @@ impl ProtoEnvelope {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_json_line(&self, checker: &mut Checker, out: &mut Vec<u8>) -> Result<(), ProtoError> {
+        self.judged(checker, out, |_| ())
+    }
+
+    /// Writes the line into `out` and judges it: `take` of its view when valid, else the
+    /// checker's first error.
+    fn judged<T>(
+        &self,
+        checker: &mut Checker,
+        out: &mut Vec<u8>,
+        take: impl FnOnce(crate::envelope::EnvelopeRef<'_>) -> T,
+    ) -> Result<T, ProtoError> {
         convert::write_line(self, out)?;
         let checked = checker.check(out);
-        if checked.envelope().is_some() {
-            return Ok(());
+        if let Some(view) = checked.envelope() {
+            return Ok(take(view));
         }
         let first = checked.verdict().errors.first();
         Err(ProtoError::Invalid(EnvelopeError::Invalid {
@@ -330,8 +341,7 @@ impl Envelope {
     /// ```
     pub fn from_proto_with(checker: &mut Checker, bytes: &[u8]) -> Result<Envelope, ProtoError> {
         let mut line = Vec::new();
-        json_line(checker, bytes, &mut line)?;
-        Envelope::from_json_with(checker, &line).map_err(ProtoError::Invalid)
+        ProtoEnvelope::decode(bytes)?.judged(checker, &mut line, |view| view.to_owned())
     }
 }
 
