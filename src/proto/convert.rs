@@ -445,10 +445,10 @@ pub(crate) fn write_line(message: &ProtoEnvelope, out: &mut Vec<u8>) -> Result<(
     out.clear();
     match message {
         ProtoEnvelope::V1(m) => {
-            let payload_ref_null = match &m.payload_ref {
-                None => None,
-                Some(v1::PayloadRefSlot::PayloadRefNull(v)) => Some(*v),
-            };
+            let payload_ref_null = m
+                .payload_ref
+                .as_ref()
+                .map(|v1::PayloadRefSlot::PayloadRefNull(v)| *v);
             write_common(&common_v1(m), Some(&m.payload), payload_ref_null, None, out)
         }
         ProtoEnvelope::V2(m) => {
