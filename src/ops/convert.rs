@@ -52,7 +52,8 @@ impl ToProtoOp {
     /// outputs.set(0, Some(&mut messages));
     /// let (summary, ()) = pipeline::run(sources, &op, PipelineOptions::default(), outputs, None)?;
     /// assert_eq!(summary.emitted, 1);
-    /// let frame = rdq_envelope::proto::DelimitedReader::new(&messages[..]).next_message()?.unwrap();
+    /// let mut reader = rdq_envelope::proto::DelimitedReader::new(&messages[..]);
+    /// let frame = reader.next_message()?.unwrap();
     /// assert_eq!(rdq_envelope::envelope::Envelope::from_proto(frame.bytes)?.status().as_str(), "DEAD");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -187,7 +187,8 @@ impl ProtoEnvelope {
     /// let envelope = rdq_envelope::envelope::Envelope::from_json(&rdq_envelope::test_support::dead_v2_line())?;
     /// let mut out = Vec::new();
     /// envelope.to_proto_message().encode_delimited(&mut out);
-    /// let frame = DelimitedReader::new(&out[..]).next_message()?.unwrap();
+    /// let mut reader = DelimitedReader::new(&out[..]);
+    /// let frame = reader.next_message()?.unwrap();
     /// assert_eq!(frame.bytes, envelope.to_proto());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
