@@ -68,11 +68,16 @@ fn every_valid_fixture_and_gen_line_round_trips_through_its_message() {
     assert_eq!(got, expected);
 }
 
-/// `(field number, wire type)` of every field a `.proto` message declares, by message name
-/// (the files are written one field a line, as `TYPE NAME = NUMBER;`).
-fn declared(proto: &str) -> Vec<(String, BTreeSet<(u32, u8)>)> {
+/// A `.proto` message's fields: `(field number, wire type)` of each, and their names (a oneof's
+/// members as `ONEOF.MEMBER`).
+type Declared = (String, BTreeSet<(u32, u8)>, Vec<String>);
+
+/// Every message a `.proto` file declares (the files are written one field a line, as
+/// `TYPE NAME = NUMBER;`).
+fn declared(proto: &str) -> Vec<Declared> {
     let mut messages = Vec::new();
-    let mut current: Option<(String, BTreeSet<(u32, u8)>)> = None;
+    let mut current: Option<Declared> = None;
+    let mut oneof: Option<String> = None;
     let mut depth = 0;
     for line in proto.lines().map(str::trim) {
         if line.starts_with("//") {
@@ -82,21 +87,26 @@ fn declared(proto: &str) -> Vec<(String, BTreeSet<(u32, u8)>)> {
             .strip_prefix("message ")
             .and_then(|l| l.strip_suffix(" {"))
         {
-            current = Some((name.to_owned(), BTreeSet::new()));
+            current = Some((name.to_owned(), BTreeSet::new(), Vec::new()));
             depth = 1;
             continue;
         }
         if current.is_some() && line.ends_with('{') {
             depth += 1;
+            oneof = line
+                .strip_prefix("oneof ")
+                .and_then(|l| l.strip_suffix(" {"))
+                .map(str::to_owned);
         }
         if current.is_some() && line == "}" {
             depth -= 1;
+            oneof = None;
             if depth == 0 {
                 messages.extend(current.take());
             }
             continue;
         }
-        let Some((_, fields)) = current.as_mut() else {
+        let Some((_, fields, names)) = current.as_mut() else {
             continue;
         };
         let Some((left, number)) = line.strip_suffix(';').and_then(|l| l.split_once(" = ")) else {
@@ -107,6 +117,11 @@ fn declared(proto: &str) -> Vec<(String, BTreeSet<(u32, u8)>)> {
         };
         let words: Vec<&str> = left.split_whitespace().collect();
         let kind = words[words.len() - 2];
+        let name = words[words.len() - 1];
+        names.push(match &oneof {
+            Some(group) => format!("{group}.{name}"),
+            None => name.to_owned(),
+        });
         let wire = match kind {
             "uint32" | "uint64" | "int32" | "int64" | "bool" => 0,
             "string" | "bytes" => 2,
@@ -158,12 +173,35 @@ fn the_proto_files_and_the_derived_messages_agree_field_for_field() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("proto/rdq/envelope");
     let v1 = declared(&fs::read_to_string(root.join("v1/envelope.proto")).unwrap());
     let v2 = declared(&fs::read_to_string(root.join("v2/envelope.proto")).unwrap());
-    let find = |set: &[(String, BTreeSet<(u32, u8)>)], name: &str| {
+    let find = |set: &[Declared], name: &str| {
         set.iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, ..)| n == name)
             .unwrap_or_else(|| panic!("{name}"))
             .1
             .clone()
+    };
+    // The names: prost's Debug of the derived message names its fields (`r#type` for `type`),
+    // each oneof by its field and each member by its variant (`stack_null`: `StackNull`).
+    let named = |set: &[Declared], message: &str, debug: &str| {
+        let (.., names) = set.iter().find(|(n, ..)| n == message).unwrap();
+        for name in names {
+            let present = match name.split_once('.') {
+                Some((group, member)) => {
+                    let variant: String = member
+                        .split('_')
+                        .map(|w| w[..1].to_uppercase() + &w[1..])
+                        .collect();
+                    debug.contains(&format!("{group}: ")) && debug.contains(&format!("{variant}("))
+                }
+                None => {
+                    debug.contains(&format!("{name}: ")) || debug.contains(&format!("r#{name}: "))
+                }
+            };
+            assert!(
+                present,
+                "{message}.{name} is not in the derived message: {debug}"
+            );
+        }
     };
     // Every field set (each oneof's members in turn): what is encoded is what is declared.
     let unknown = || {
@@ -302,6 +340,28 @@ fn the_proto_files_and_the_derived_messages_agree_field_for_field() {
     assert_eq!(top2, find(&v2, "Envelope"));
     // Version 2's numbers are a superset of version 1's, with the same wire types.
     assert!(find(&v1, "Envelope").is_subset(&find(&v2, "Envelope")));
+    named(&v1, "Envelope", &format!("{base1:?} {with_value:?}"));
+    named(&v2, "Envelope", &format!("{base2:?} {with_values:?}"));
+    named(&v2, "Origin", &format!("{base2:?}"));
+    named(&v2, "PayloadRef", &format!("{with_values:?}"));
+    let attempts = format!(
+        "{:?} {:?}",
+        attempt(messages::AttemptErrorSlot::ErrorNull(1)),
+        attempt(messages::AttemptErrorSlot::ErrorValue(error(
+            messages::Stack::StackNull(1)
+        )))
+    );
+    let errors = format!(
+        "{:?} {:?}",
+        error(messages::Stack::StackNull(1)),
+        error(messages::Stack::StackValue("s".into()))
+    );
+    for set in [&v1, &v2] {
+        named(set, "Attempt", &attempts);
+        named(set, "AttemptError", &errors);
+        named(set, "UnknownMember", &format!("{:?}", unknown()[0]));
+        named(set, "Header", &format!("{:?}", messages::Header::default()));
+    }
     // A decoded message dispatches on field 1.
     assert!(matches!(
         ProtoEnvelope::decode(&base2.encode_to_vec()),
