@@ -16,6 +16,9 @@ and interleaved round by round (the machines are noisy: the medians are reported
                                   --keep first / newest, sample: each beside validate -j2
   export csv / parquet -j2        export's default columns, beside validate -j2 (goal for CSV:
                                   0.5 of it), with their peak RSS
+  convert --to/--from proto -j1/-j2  JSON Lines to length-delimited protobuf (MB/s of JSON
+                                  in) and back (MB/s of JSON out; the stream made once from the
+                                  corpus), each beside validate at the same -j
   show, ID near the front / last  show stops reading at its match (seconds, not MB/s)
   import chokaq -j1 / -j2         migrate --from chokaq on gen --format chokaq rows
   zstd -dc, validate -j2 on .zst  decompression, alone and under the pipeline
@@ -227,6 +230,15 @@ def main():
     stacks = os.path.join(args.dir, f"gen-stacks{args.stack_bytes}-{args.stack_mb}mb.jsonl")
     gen_to_size(stacks, args.stack_mb * 1_000_000,
                 f"--seed 1 --stack-bytes {args.stack_bytes} --invalid-rate {args.invalid_rate}")
+    # convert --from proto reads the corpus's valid lines as a protobuf stream; its figure is
+    # MB/s of the JSON it writes (the canonical lines, which gen's lines are).
+    proto = os.path.join(args.dir, f"gen-{args.mb}mb.pb")
+    proto_json = os.path.join(args.dir, f"gen-{args.mb}mb-from-proto.jsonl")
+    if not os.path.exists(proto_json):
+        sh(f"{BIN} convert -q --to proto {corpus} -o {proto} || test $? -eq 1")
+        sh(f"{BIN} convert -q --from proto {proto} -o {proto_json}")
+    proto_size = os.path.getsize(proto)
+    proto_json_size = os.path.getsize(proto_json)
     size = os.path.getsize(corpus)
     zsize = os.path.getsize(zst)
     slice_size = os.path.getsize(slice_)
@@ -272,6 +284,12 @@ def main():
         ("sample 1000 -j2", f"{BIN} sample 1000 -q -j2 --seed 1 {corpus}", size, bare(2)),
         ("export csv -j2", f"{BIN} export -q -j2 {corpus}", size, bare(2)),
         ("export parquet -j2", f"{BIN} export -q -j2 --format parquet {corpus}", size, bare(2)),
+        ("convert to proto -j1", f"{BIN} convert -q -j1 --to proto {corpus}", size, bare(1)),
+        ("convert to proto -j2", f"{BIN} convert -q -j2 --to proto {corpus}", size, bare(2)),
+        ("convert from proto -j1", f"{BIN} convert -q -j1 --from proto {proto}", proto_json_size,
+         bare(1)),
+        ("convert from proto -j2", f"{BIN} convert -q -j2 --from proto {proto}", proto_json_size,
+         bare(2)),
         ("import chokaq -j1", f"{BIN} migrate -q -j1 --from chokaq {corpus_chokaq}", size_chokaq,
          bare(1)),
         ("import chokaq -j2", f"{BIN} migrate -q -j2 --from chokaq {corpus_chokaq}", size_chokaq,
@@ -348,6 +366,15 @@ def main():
                  "redrive --rate -j2", "dedupe first -j2", "dedupe newest -j2",
                  "sample 1000 -j2"):
         ratio(name, "validate -j2")
+    for j in (1, 2):
+        ratio(f"convert to proto -j{j}", f"validate -j{j}")
+        ratio(f"convert from proto -j{j}", f"validate -j{j}")
+    for j in (1, 2):
+        name = f"convert from proto -j{j}"
+        if name in seconds:
+            print(f"{name}: {proto_size / 1e6 / statistics.median(seconds[name]):.0f} MB/s of "
+                  f"protobuf in ({proto_size / 1e6:.0f} MB, {proto_size / proto_json_size:.2f} "
+                  f"of the JSON)")
     ratio("export csv -j2", "validate -j2")
     ratio("export parquet -j2", "validate -j2")
     for name in ("show, ID on line 10", "show, ID on the last line"):

@@ -182,6 +182,8 @@ pub mod migrate;
 pub mod ops;
 #[cfg(feature = "stream")]
 pub mod pipeline;
+#[cfg(feature = "proto")]
+pub mod proto;
 #[cfg(feature = "stream")]
 pub mod report;
 pub mod schema;

@@ -5,6 +5,7 @@ mod batch;
 mod closing;
 mod colour;
 mod compliance;
+mod convert;
 mod dedupe;
 mod ending;
 mod explain;
@@ -181,6 +182,18 @@ enum Command {
     /// Print the manual page (roff): `rdq-envelope man | man -l -`.
     Man(manual::ManArgs),
 
+    /// Convert envelopes between JSON Lines and protobuf (docs/proto.md): --to proto writes each
+    /// valid line as its rdq.envelope.v1/v2 message, --from proto each message as its
+    /// canonical JSON line.
+    ///
+    /// The stream is length-delimited: each message after its length as a varint (Java's
+    /// writeDelimitedTo, Go's protodelim). Every message read is checked against every rule;
+    /// invalid lines and messages go to --rejects (a message with its index and byte offset),
+    /// as does the rest of a stream that cannot be framed on (cut short, a length over the
+    /// limit). Exit status: 0 when every envelope was converted, 1 when some was rejected, 2
+    /// when the run could not complete.
+    Convert(convert::ConvertArgs),
+
     /// Run validate, migrate or filter over every shard of a folder into another, resumably.
     ///
     /// `batch migrate --to 2 IN_DIR --out OUT_DIR`: the shards are IN_DIR's files named
@@ -307,6 +320,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Validate(args) => validate::run(args, color),
         Command::Gen(args) => gen::run(args),
         Command::Migrate(args) => migrate::run(args),
+        Command::Convert(args) => convert::run(args),
         Command::Redrive(args) => redrive::run(args),
         Command::Dedupe(args) => dedupe::run(args),
         Command::Sample(args) => sample::run(args),

@@ -29,6 +29,8 @@ pub use options::{
     supported_versions, OptionsError, RuleOptions, DEFAULT_MAX_ENVELOPE_BYTES, NEWEST_VERSION,
     SUPPORTED_VERSIONS,
 };
+#[cfg(feature = "proto")]
+pub(crate) use owned::known;
 pub use owned::{
     truncate, Attempt, AttemptError, Clock, Envelope, EnvelopeError, FinishedAttempt, IdGenerator,
     JsonText, Optional, Origin, PayloadRef, Producer, Submit, SystemClock, UnknownMember,

@@ -2,6 +2,8 @@
 //! parallel pipeline applies: each command of the CLI supplies one.
 
 mod arrivals;
+#[cfg(feature = "proto")]
+mod convert;
 mod dedupe;
 mod export;
 mod fields;
@@ -22,6 +24,8 @@ mod validate;
 // `pub` in their modules but are not re-exported: an embedder runs an operation, it never
 // names its per-thread state or its chunks' books.
 pub use arrivals::MAX_ARRIVAL_BUCKETS;
+#[cfg(feature = "proto")]
+pub use convert::{FromProtoOp, ProtoFrames, ToProtoOp};
 pub use dedupe::{DedupeOp, DedupeScan, DedupeScanTotal, DedupeTotal};
 pub use export::{
     ColumnType, ExportError, ExportField, ExportFormat, ExportOp, ExportTotal, UnknownField,

@@ -20,7 +20,7 @@ fn checker() -> Checker {
 
 /// Whether two JSON texts hold the same value: members in any order, strings after
 /// unescaping, numbers equal as integers or spelled the same.
-fn same_value(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_value(a: &[u8], b: &[u8]) -> bool {
     let (mut pa, mut pb) = (JsonParser::new(), JsonParser::new());
     let (Some(da), Some(db)) = (pa.parse(a, &mut Vec::new()), pb.parse(b, &mut Vec::new())) else {
         return false;

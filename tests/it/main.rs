@@ -10,6 +10,7 @@ mod cli_closing;
 mod cli_completions;
 mod cli_compliance;
 mod cli_conventions;
+mod cli_convert;
 mod cli_dedupe;
 mod cli_explain;
 mod cli_export;
@@ -45,6 +46,10 @@ mod hostile;
 mod json_test_suite;
 mod migrate;
 mod pipeline;
+#[cfg(feature = "proto")]
+mod proto;
+#[cfg(feature = "proto")]
+mod proto_python;
 mod reader_splits;
 mod readme;
 mod regression;

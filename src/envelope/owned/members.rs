@@ -36,6 +36,7 @@ impl JsonText {
     /// use rdq_envelope::envelope::JsonText;
     /// assert_eq!(JsonText::parse(" null ")?.as_str(), "null");
     /// assert!(JsonText::parse(r#""\ud800""#).is_err());
+    /// assert!(JsonText::parse(r#"1,"queue":"x""#).is_err());
     /// # Ok::<(), rdq_envelope::envelope::EnvelopeError>(())
     /// ```
     pub fn parse(text: &str) -> Result<JsonText, EnvelopeError> {
@@ -46,7 +47,12 @@ impl JsonText {
         wrapped.extend_from_slice(text.as_bytes());
         wrapped.push(b'}');
         let mut errors = Vec::new();
-        let parsed = JsonParser::new().parse(&wrapped, &mut errors).is_some();
+        let mut parser = JsonParser::new();
+        // One member, or the text held more than one value (`1,"queue":"x"` would otherwise
+        // pass as the wrapper's second member).
+        let parsed = parser
+            .parse(&wrapped, &mut errors)
+            .is_some_and(|doc| doc.root().len() == 1);
         if !parsed || text.is_empty() {
             let why = errors
                 .first()
