@@ -70,6 +70,8 @@ impl ToProtoOp {
 #[derive(Debug)]
 pub struct ToProtoWorker {
     checker: Checker,
+    /// The parser that reads a valid line again into the owned envelope, kept between lines.
+    reread: crate::envelope::owned::read::Reread,
 }
 
 impl LineOperation for ToProtoOp {
@@ -82,6 +84,7 @@ impl LineOperation for ToProtoOp {
     fn worker(&self) -> Self::Worker {
         ToProtoWorker {
             checker: super::checker(&self.rules, self.max_line_bytes),
+            reread: Default::default(),
         }
     }
 
@@ -97,7 +100,7 @@ impl LineOperation for ToProtoOp {
         match checked.envelope() {
             Some(view) => {
                 out.summary.tally_warnings(&checked.verdict().warnings);
-                view.to_owned()
+                view.to_owned_with(&mut w.reread)
                     .to_proto_message()
                     .encode_delimited(out.buffer(PRIMARY));
                 Action::Emit

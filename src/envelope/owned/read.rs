@@ -103,11 +103,27 @@ impl Envelope {
 /// The owned envelope of a valid `line`, parsed again on a tape of its own; `None` when the
 /// line does not parse (a view with no line).
 pub(crate) fn from_valid_line(line: &[u8], version: u32) -> Option<Envelope> {
-    let mut parser = JsonParser::new();
+    from_valid_line_with(&mut Reread::default(), line, version)
+}
+
+/// What reading valid lines again needs, kept between lines by a caller that reads many (an
+/// operation's worker): a parser's buffers and the spans of its last line.
+#[derive(Debug, Default)]
+pub(crate) struct Reread {
+    parser: JsonParser,
+    spans: Vec<(usize, usize)>,
+}
+
+/// [`from_valid_line`], with `reread`'s buffers.
+pub(crate) fn from_valid_line_with(
+    reread: &mut Reread,
+    line: &[u8],
+    version: u32,
+) -> Option<Envelope> {
+    let Reread { parser, spans } = reread;
     let doc = parser.parse(line, &mut Vec::new())?;
-    let mut spans = Vec::new();
-    doc.node_spans(line, &mut spans);
-    Some(from_tape(doc.root(), version, line, &spans))
+    doc.node_spans(line, spans);
+    Some(from_tape(doc.root(), version, line, spans))
 }
 
 /// The owned envelope of a valid envelope's tape. `line` and `spans` give the exact text of
