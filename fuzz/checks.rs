@@ -711,3 +711,25 @@ pub fn check_compare(data: &[u8]) {
     output.extend_from_slice(found);
     let _ = judge(set, &output, Equality::Exact);
 }
+
+/// Any bytes as one protobuf envelope, and as a length-delimited stream of them: never a panic;
+/// a message that converts is a valid envelope whose own message converts back to the same
+/// envelope and the same canonical line.
+pub fn check_proto(data: &[u8]) {
+    use rdq_envelope::envelope::Envelope;
+    if let Ok(envelope) = Envelope::from_proto(data) {
+        let line = envelope.to_json();
+        let again = Envelope::from_proto(&envelope.to_proto()).expect("its own message converts");
+        assert_eq!(again.to_json(), line);
+        assert!(Envelope::from_json(line.as_bytes()).is_ok(), "{line}");
+    }
+    let mut stream = rdq_envelope::proto::DelimitedReader::new(data).max_message_bytes(1 << 16);
+    for _ in 0..64 {
+        match stream.next_message() {
+            Ok(Some(frame)) => {
+                let _ = Envelope::from_proto(frame.bytes);
+            }
+            Ok(None) | Err(_) => break,
+        }
+    }
+}

@@ -104,6 +104,15 @@ fn compare_corpus() {
 }
 
 #[test]
+fn proto_corpus() {
+    let seeds = files(&root().join("fuzz/corpus/proto"));
+    assert!(seeds.len() >= 8);
+    for path in seeds {
+        checks::check_proto(&std::fs::read(&path).expect("readable seed"));
+    }
+}
+
+#[test]
 fn single_pass_corpus() {
     let seeds = seeds("single_pass");
     assert!(seeds.len() > 20);
