@@ -235,6 +235,8 @@ impl fmt::Display for NotAnObject {
     }
 }
 
+impl std::error::Error for NotAnObject {}
+
 /// Compares envelopes as sent with envelopes as given back. Holds its parsers and buffers, so
 /// that a run of comparisons allocates only for what it reports.
 ///
