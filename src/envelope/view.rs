@@ -187,7 +187,7 @@ impl<'e> EnvelopeRef<'e> {
     /// [`EnvelopeRef::to_owned`] with a worker's buffers: a line read again is parsed with
     /// `reread`'s parser, not a new one.
     #[cfg(feature = "stream")]
-    pub(crate) fn to_owned_with(&self, reread: &mut owned_read::Reread) -> Envelope {
+    pub(crate) fn to_owned_with(self, reread: &mut owned_read::Reread) -> Envelope {
         match owned_read::from_valid_line_with(reread, self.line, self.version) {
             Some(envelope) => envelope,
             None => self.to_owned(),
