@@ -79,7 +79,7 @@ const SIZE_UNITS: [(&str, u128); 9] = [
 /// `--size SIZE`: a whole or decimal number of bytes, or of a unit (`500MB`, `1.5GB`,
 /// `1GiB`), more than zero and at most `u64::MAX`. Digits are counted exactly, not through a
 /// float, so that `NaN`, `inf` and `1e9` are refused and no rounding moves a byte.
-fn parse_size(text: &str) -> Result<u64, String> {
+pub(super) fn parse_size(text: &str) -> Result<u64, String> {
     let expected = "expected a number of bytes, or of KB, MB, GB, TB, KiB, MiB, GiB or TiB, \
                     as in 500MB or 1GiB";
     let number_len = text

@@ -26,6 +26,7 @@ mod cli_places;
 mod cli_redrive;
 #[cfg(feature = "s3")]
 mod cli_s3;
+mod cli_seekable;
 mod cli_sample;
 mod cli_show;
 mod cli_stats;
