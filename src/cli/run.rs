@@ -26,8 +26,8 @@ use super::{CompressArg, InputArgs, Outcome, OutputArgs};
 /// Opens an output file other than the primary: compressed when its name ends in `.zst`/`.gz`
 /// (zstd in frames of at most `zstd_frame_bytes` of input).
 pub fn create(path: &Path, jobs: usize, zstd_frame_bytes: u32) -> anyhow::Result<OutputFile> {
-    let compression =
-        OutputCompression::from_name(path, compress_threads(jobs)).with_zstd_frame(zstd_frame_bytes);
+    let compression = OutputCompression::from_name(path, compress_threads(jobs))
+        .with_zstd_frame(zstd_frame_bytes);
     OutputFile::create_compressed(path, compression)
         .with_context(|| format!("{}: cannot create output", path.display()))
 }

@@ -6,8 +6,9 @@ use super::seekable::SeekableWriter;
 
 /// A compressing writer over `W`.
 pub(super) enum Encoder<W: Write> {
-    /// The zstd seekable format (`seekable.rs`).
-    Zstd(SeekableWriter<W>),
+    /// The zstd seekable format (`seekable.rs`); boxed, as its frames' bookkeeping would make
+    /// every output as large.
+    Zstd(Box<SeekableWriter<W>>),
     Gzip(flate2::write::GzEncoder<W>),
 }
 
@@ -15,7 +16,8 @@ impl<W: Write> Encoder<W> {
     /// zstd in the seekable format: frames of at most `frame_bytes` of input, compressed on
     /// `threads` threads (0: on the writing thread; the bytes are the same for any number).
     pub(super) fn zstd(out: W, threads: u32, frame_bytes: u32) -> io::Result<Self> {
-        Ok(Encoder::Zstd(SeekableWriter::new(out, threads, frame_bytes)))
+        let writer = SeekableWriter::new(out, threads, frame_bytes);
+        Ok(Encoder::Zstd(Box::new(writer)))
     }
 
     /// A gzip member at flate2's default level.

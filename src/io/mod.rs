@@ -20,15 +20,15 @@ mod encoders;
 #[path = "no_encoders.rs"]
 mod encoders;
 mod endings;
-/// The zstd seekable format of `.zst` outputs, under [`OutputFile`]'s zstd encoder.
-#[cfg(feature = "compression")]
-mod seekable;
 mod location;
 mod output;
 /// Object storage (feature `s3`): `s3://` inputs and outputs, `http(s)://` inputs.
 #[cfg(feature = "s3")]
 pub mod remote;
 mod reread;
+/// The zstd seekable format of `.zst` outputs, under [`OutputFile`]'s zstd encoder.
+#[cfg(feature = "compression")]
+mod seekable;
 mod source;
 mod temp;
 mod waits;

@@ -22,6 +22,10 @@ use super::output::ZSTD_FRAME_BYTES_MAX;
 /// zstd's own default: fast, and already far smaller than the JSON it holds.
 const LEVEL: i32 = 3;
 
+/// The most compressing threads of one output, whatever a caller asks (the command line asks
+/// for at most 256): the queue of frames is allocated for that many.
+const MAX_THREADS: usize = 1024;
+
 /// A writer of the seekable format over `W`: the frame being filled, the frames being
 /// compressed, and the table of the frames written.
 pub(super) struct SeekableWriter<W: Write> {
@@ -46,7 +50,7 @@ impl<W: Write> SeekableWriter<W> {
             frame_bytes,
             filling: Vec::new(),
             table: SeekTable::new(),
-            frames: Frames::new(threads as usize),
+            frames: Frames::new((threads as usize).min(MAX_THREADS)),
         }
     }
 
@@ -66,7 +70,10 @@ impl<W: Write> SeekableWriter<W> {
         for frame in frames {
             let compressed = &frame.compressed[..frame.compressed_len];
             self.out.write_all(compressed)?;
-            let (c_size, d_size) = (frame_size(compressed.len())?, frame_size(frame.input.len())?);
+            let (c_size, d_size) = (
+                frame_size(compressed.len())?,
+                frame_size(frame.input.len())?,
+            );
             self.table.log_frame(c_size, d_size).map_err(zstd_error)?;
             self.frames.keep_spare(frame);
         }
@@ -105,11 +112,11 @@ impl<W: Write> Write for SeekableWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut rest = buf;
         while !rest.is_empty() {
-            if self.filling.is_empty() && self.filling.capacity() < self.frame_bytes {
-                self.filling.reserve_exact(self.frame_bytes);
-            }
             let room = self.frame_bytes - self.filling.len();
             let (now, later) = rest.split_at(room.min(rest.len()));
+            // A frame of up to 1 GiB grows as it fills: memory that cannot be had is an error
+            // of this output, not an abort of the process.
+            self.filling.try_reserve(now.len()).map_err(out_of_memory)?;
             self.filling.extend_from_slice(now);
             rest = later;
             if self.filling.len() == self.frame_bytes {
@@ -131,6 +138,11 @@ impl<W: Write> Write for SeekableWriter<W> {
 /// The most bytes a frame's size may count: the table holds 32-bit sizes.
 fn frame_size(len: usize) -> io::Result<u32> {
     u32::try_from(len).map_err(|_| io::Error::other("a zstd frame larger than 4 GiB"))
+}
+
+#[cold]
+fn out_of_memory(e: std::collections::TryReserveError) -> io::Error {
+    io::Error::new(io::ErrorKind::OutOfMemory, format!("a zstd frame: {e}"))
 }
 
 fn zstd_error(e: zeekstd::Error) -> io::Error {
@@ -369,6 +381,8 @@ impl FrameCompressor {
         // The bound of a whole frame, and room for its header and checksum: one pass.
         let bound = zstd::zstd_safe::compress_bound(input.len()) + 64;
         if compressed.len() < bound {
+            let more = bound - compressed.len();
+            compressed.try_reserve_exact(more).map_err(out_of_memory)?;
             compressed.resize(bound, 0);
         }
         let (mut read, mut written) = (0, 0);
@@ -419,7 +433,9 @@ mod tests {
 
     fn text(lines: usize) -> Vec<u8> {
         (0..lines)
-            .flat_map(|i| format!("{{\"line\":{i},\"text\":\"some words {}\"}}\n", i % 7).into_bytes())
+            .flat_map(|i| {
+                format!("{{\"line\":{i},\"text\":\"some words {}\"}}\n", i % 7).into_bytes()
+            })
             .collect()
     }
 
@@ -437,7 +453,11 @@ mod tests {
         assert!(frames_in_table(&one) > 1);
         assert_eq!(zstd::decode_all(&one[..]).unwrap(), input);
         for threads in [1, 2, 5] {
-            assert_eq!(seekable(&input, threads, 64 << 10, 100_000), one, "{threads}");
+            assert_eq!(
+                seekable(&input, threads, 64 << 10, 100_000),
+                one,
+                "{threads}"
+            );
         }
         let table = SeekTable::from_seekable(&mut zeekstd::BytesWrapper::new(&one)).unwrap();
         assert_eq!(table.size_decomp(), input.len() as u64);

@@ -25,15 +25,27 @@ fn le32(bytes: &[u8], at: usize) -> u32 {
 fn seek_table(bytes: &[u8], what: &str) -> Vec<(u32, u32)> {
     assert!(bytes.len() >= 17, "{what}: {} bytes", bytes.len());
     let footer = bytes.len() - 9;
-    assert_eq!(le32(bytes, footer + 5), SEEKABLE_MAGIC, "{what}: no seekable magic");
+    assert_eq!(
+        le32(bytes, footer + 5),
+        SEEKABLE_MAGIC,
+        "{what}: no seekable magic"
+    );
     let frames = le32(bytes, footer) as usize;
     let descriptor = bytes[footer + 4];
     assert_eq!(descriptor & 0x7F, 0, "{what}: reserved bits set");
     let entry = if descriptor & 0x80 != 0 { 12 } else { 8 };
     let table_len = 8 + frames * entry + 9;
     let table = bytes.len() - table_len;
-    assert_eq!(le32(bytes, table), SEEK_TABLE_FRAME_MAGIC, "{what}: no skippable frame");
-    assert_eq!(le32(bytes, table + 4) as usize, table_len - 8, "{what}: frame size");
+    assert_eq!(
+        le32(bytes, table),
+        SEEK_TABLE_FRAME_MAGIC,
+        "{what}: no skippable frame"
+    );
+    assert_eq!(
+        le32(bytes, table + 4) as usize,
+        table_len - 8,
+        "{what}: frame size"
+    );
     let mut at = 0;
     let listed: Vec<(u32, u32)> = (0..frames)
         .map(|i| {
@@ -54,7 +66,10 @@ fn readers_agree(dir: &Path, name: &str, bytes: &[u8], plain: &[u8], frame: u32)
     let frames = seek_table(bytes, name);
     let total: u64 = frames.iter().map(|&(_, d)| u64::from(d)).sum();
     assert_eq!(total, plain.len() as u64, "{name}");
-    assert!(frames.iter().all(|&(_, d)| d <= frame), "{name}: {frames:?}");
+    assert!(
+        frames.iter().all(|&(_, d)| d <= frame),
+        "{name}: {frames:?}"
+    );
     if plain.len() > frame as usize {
         assert!(frames.len() > 1, "{name}: {} frames", frames.len());
     }
@@ -100,15 +115,45 @@ fn every_zst_output_is_seekable_and_read_by_zstd_pzstd_and_the_tool() {
     let dir = scratch("seekable-outputs");
     fs::write(dir.join("in.jsonl"), corpus()).unwrap();
     let plain = runs(
-        &["validate", "-q", "in.jsonl", "-o", "d.jsonl", "--rejects", "r.jsonl"],
+        &[
+            "validate",
+            "-q",
+            "in.jsonl",
+            "-o",
+            "d.jsonl",
+            "--rejects",
+            "r.jsonl",
+        ],
         &dir,
     );
     assert_eq!(plain.status.code(), Some(1), "{}", stderr(&plain));
-    let plain_valid = runs(&["validate", "-q", "in.jsonl", "--valid-out", "-", "-o", "/dev/null"], &dir);
+    let plain_valid = runs(
+        &[
+            "validate",
+            "-q",
+            "in.jsonl",
+            "--valid-out",
+            "-",
+            "-o",
+            "/dev/null",
+        ],
+        &dir,
+    );
     let zst = runs(
         &[
-            "validate", "-q", "in.jsonl", "--zstd-frame", "64KiB", "-o", "d.jsonl.zst", "--rejects",
-            "r.jsonl.zst", "--valid-out", "v.jsonl.zst", "--summary", "s.json.zst",
+            "validate",
+            "-q",
+            "in.jsonl",
+            "--zstd-frame",
+            "64KiB",
+            "-o",
+            "d.jsonl.zst",
+            "--rejects",
+            "r.jsonl.zst",
+            "--valid-out",
+            "v.jsonl.zst",
+            "--summary",
+            "s.json.zst",
         ],
         &dir,
     );
@@ -118,23 +163,54 @@ fn every_zst_output_is_seekable_and_read_by_zstd_pzstd_and_the_tool() {
         ("r.jsonl.zst", fs::read(dir.join("r.jsonl")).unwrap()),
         ("v.jsonl.zst", plain_valid.stdout.clone()),
     ] {
-        readers_agree(&dir, zst, &fs::read(dir.join(zst)).unwrap(), &plain, 64 << 10);
+        readers_agree(
+            &dir,
+            zst,
+            &fs::read(dir.join(zst)).unwrap(),
+            &plain,
+            64 << 10,
+        );
     }
     // A summary is smaller than a frame: one frame, and its table.
     let summary = fs::read(dir.join("s.json.zst")).unwrap();
     assert_eq!(seek_table(&summary, "summary").len(), 1);
     // `--compress zstd` to standard output, and `migrate` with its `--warnings-out`.
     let piped = runs(
-        &["validate", "-q", "in.jsonl", "--compress", "zstd", "--zstd-frame", "65536"],
+        &[
+            "validate",
+            "-q",
+            "in.jsonl",
+            "--compress",
+            "zstd",
+            "--zstd-frame",
+            "65536",
+        ],
         &dir,
     );
     // (Diagnostics on standard output are text, by default.)
     let text = runs(&["validate", "-q", "in.jsonl"], &dir);
     readers_agree(&dir, "stdout", &piped.stdout, &text.stdout, 64 << 10);
-    let migrated = runs(&["migrate", "-q", "v.jsonl.zst", "--zstd-frame", "64KiB", "-o", "m.jsonl.zst"], &dir);
+    let migrated = runs(
+        &[
+            "migrate",
+            "-q",
+            "v.jsonl.zst",
+            "--zstd-frame",
+            "64KiB",
+            "-o",
+            "m.jsonl.zst",
+        ],
+        &dir,
+    );
     assert_eq!(migrated.status.code(), Some(0), "{}", stderr(&migrated));
     let migrated_plain = runs(&["migrate", "-q", "v.jsonl.zst"], &dir);
-    readers_agree(&dir, "m", &fs::read(dir.join("m.jsonl.zst")).unwrap(), &migrated_plain.stdout, 64 << 10);
+    readers_agree(
+        &dir,
+        "m",
+        &fs::read(dir.join("m.jsonl.zst")).unwrap(),
+        &migrated_plain.stdout,
+        64 << 10,
+    );
 
     // The tool reads its own seekable outputs, the table skipped, for every command that reads
     // envelopes: the same output as from the plain file.
@@ -160,8 +236,16 @@ fn every_zst_output_is_seekable_and_read_by_zstd_pzstd_and_the_tool() {
             runs(&args, &dir)
         };
         let (zst, plain) = (from("v.jsonl.zst"), from("v.jsonl"));
-        assert_eq!(zst.status.code(), plain.status.code(), "{command:?}: {}", stderr(&zst));
-        assert!(zst.stdout == plain.stdout, "{command:?}: the outputs differ");
+        assert_eq!(
+            zst.status.code(),
+            plain.status.code(),
+            "{command:?}: {}",
+            stderr(&zst)
+        );
+        assert!(
+            zst.stdout == plain.stdout,
+            "{command:?}: the outputs differ"
+        );
         assert!(!plain.stdout.is_empty(), "{command:?}");
     }
 }
@@ -173,8 +257,17 @@ fn the_bytes_are_the_same_for_any_job_count() {
     let written = |jobs: &str| {
         let out = runs(
             &[
-                "validate", "-q", "-j", jobs, "in.jsonl", "--zstd-frame", "64KiB", "-o",
-                "/dev/null", "--valid-out", "v.zst",
+                "validate",
+                "-q",
+                "-j",
+                jobs,
+                "in.jsonl",
+                "--zstd-frame",
+                "64KiB",
+                "-o",
+                "/dev/null",
+                "--valid-out",
+                "v.zst",
             ],
             &dir,
         );
@@ -199,7 +292,18 @@ fn batch_shards_are_seekable() {
     fs::write(input.join("b.jsonl"), &lines[cut..]).unwrap();
     let _ = b;
     let out = runs(
-        &["batch", "validate", "-q", "--compress", "zstd", "--zstd-frame", "64KiB", "in", "--out", "out"],
+        &[
+            "batch",
+            "validate",
+            "-q",
+            "--compress",
+            "zstd",
+            "--zstd-frame",
+            "64KiB",
+            "in",
+            "--out",
+            "out",
+        ],
         &dir,
     );
     assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
@@ -225,7 +329,18 @@ fn batch_shards_are_seekable() {
 fn an_empty_output_is_a_seek_table_of_no_frame_that_every_reader_takes() {
     let dir = scratch("seekable-empty");
     fs::write(dir.join("empty.jsonl"), b"").unwrap();
-    let out = runs(&["validate", "-q", "empty.jsonl", "-o", "d.zst", "--valid-out", "v.zst"], &dir);
+    let out = runs(
+        &[
+            "validate",
+            "-q",
+            "empty.jsonl",
+            "-o",
+            "d.zst",
+            "--valid-out",
+            "v.zst",
+        ],
+        &dir,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     for name in ["d.zst", "v.zst"] {
         let bytes = fs::read(dir.join(name)).unwrap();
@@ -244,15 +359,47 @@ fn an_empty_output_is_a_seek_table_of_no_frame_that_every_reader_takes() {
 #[test]
 fn zstd_frame_values_at_their_edges() {
     for bad in [
-        "0", "-1", "1", "65535", "63KiB", "1GiB1", "1073741825", "2GiB", "1e30", "NaN", "inf", "",
-        "4 MB MB", "18446744073709551616", "-4MiB", "4XB",
+        "0",
+        "-1",
+        "1",
+        "65535",
+        "63KiB",
+        "1GiB1",
+        "1073741825",
+        "2GiB",
+        "1e30",
+        "NaN",
+        "inf",
+        "",
+        "4 MB MB",
+        "18446744073709551616",
+        "-4MiB",
+        "4XB",
     ] {
-        let out = run(&["validate", "-q", "--zstd-frame", bad, "-o", "/dev/null"], b"");
+        let out = run(
+            &["validate", "-q", "--zstd-frame", bad, "-o", "/dev/null"],
+            b"",
+        );
         assert_eq!(out.status.code(), Some(2), "{bad:?}");
-        assert!(stderr(&out).contains("--zstd-frame"), "{bad:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("--zstd-frame"),
+            "{bad:?}: {}",
+            stderr(&out)
+        );
     }
-    for good in ["64KiB", "65536", "1MB", "1.5MiB", "4mib", "1GiB", "1073741824"] {
-        let out = run(&["validate", "-q", "--zstd-frame", good, "--compress", "zstd"], b"");
+    for good in [
+        "64KiB",
+        "65536",
+        "1MB",
+        "1.5MiB",
+        "4mib",
+        "1GiB",
+        "1073741824",
+    ] {
+        let out = run(
+            &["validate", "-q", "--zstd-frame", good, "--compress", "zstd"],
+            b"",
+        );
         assert_eq!(out.status.code(), Some(0), "{good:?}: {}", stderr(&out));
         assert_eq!(out.stdout.len(), 17, "{good:?}");
     }
@@ -272,8 +419,16 @@ fn a_failing_zst_output_is_exit_2_and_leaves_every_output_as_it_was() {
         args.extend([flag, "full.zst"]);
         let out = runs(&args, &dir);
         assert_eq!(out.status.code(), Some(2), "{flag}: {}", stderr(&out));
-        assert!(stderr(&out).contains("full.zst: write failed"), "{flag}: {}", stderr(&out));
-        assert_eq!(fs::read(dir.join("d.zst")).unwrap(), b"previous\n", "{flag}");
+        assert!(
+            stderr(&out).contains("full.zst: write failed"),
+            "{flag}: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            fs::read(dir.join("d.zst")).unwrap(),
+            b"previous\n",
+            "{flag}"
+        );
         assert_eq!(names(&dir), ["d.zst", "full.zst", "in.jsonl"], "{flag}");
     }
 }
@@ -294,7 +449,17 @@ fn a_signal_while_frames_are_compressed_leaves_no_temporary_file() {
     fs::write(dir.join("v.zst"), "previous\n").unwrap();
     let mut child = bin()
         .current_dir(&dir)
-        .args(["validate", "-q", "-j2", "--zstd-frame", "64KiB", "-o", "/dev/null", "--valid-out", "v.zst"])
+        .args([
+            "validate",
+            "-q",
+            "-j2",
+            "--zstd-frame",
+            "64KiB",
+            "-o",
+            "/dev/null",
+            "--valid-out",
+            "v.zst",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -333,18 +498,47 @@ fn s3_outputs_are_seekable() {
     let out = s3
         .bin()
         .current_dir(&dir)
-        .args(["validate", "-q", "in.jsonl", "--zstd-frame", "64KiB", "-o", "/dev/null", "--valid-out", &remote])
+        .args([
+            "validate",
+            "-q",
+            "in.jsonl",
+            "--zstd-frame",
+            "64KiB",
+            "-o",
+            "/dev/null",
+            "--valid-out",
+            &remote,
+        ])
         .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let plain = runs(&["validate", "-q", "in.jsonl", "--valid-out", "-", "-o", "/dev/null"], &dir);
+    let plain = runs(
+        &[
+            "validate",
+            "-q",
+            "in.jsonl",
+            "--valid-out",
+            "-",
+            "-o",
+            "/dev/null",
+        ],
+        &dir,
+    );
     let object = s3.get(&bucket, "v.jsonl.zst").unwrap();
     readers_agree(&dir, "s3", &object, &plain.stdout, 64 << 10);
     // And read back from the store by the tool.
     let back = s3
         .bin()
-        .args(["validate", "-q", &remote, "--valid-out", "-", "-o", "/dev/null"])
+        .args([
+            "validate",
+            "-q",
+            &remote,
+            "--valid-out",
+            "-",
+            "-o",
+            "/dev/null",
+        ])
         .stdin(Stdio::null())
         .output()
         .unwrap();
