@@ -251,6 +251,37 @@ fn every_zst_output_is_seekable_and_read_by_zstd_pzstd_and_the_tool() {
 }
 
 #[test]
+fn gen_writes_a_seekable_zst() {
+    let dir = scratch("seekable-gen");
+    let args = [
+        "gen",
+        "-q",
+        "--count",
+        "400",
+        "--seed",
+        "43",
+        "--invalid-rate",
+        "0.1",
+    ];
+    let plain = runs(&args, &dir);
+    let mut zst = args.to_vec();
+    zst.extend(["--zstd-frame", "64KiB", "-o", "g.jsonl.zst"]);
+    let written = runs(&zst, &dir);
+    assert_eq!(written.status.code(), Some(0), "{}", stderr(&written));
+    let bytes = fs::read(dir.join("g.jsonl.zst")).unwrap();
+    readers_agree(&dir, "gen", &bytes, &plain.stdout, 64 << 10);
+    zst.truncate(zst.len() - 4);
+    zst.extend(["--zstd-frame", "0", "-o", "g.jsonl.zst"]);
+    let refused = runs(&zst, &dir);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("--zstd-frame"),
+        "{}",
+        stderr(&refused)
+    );
+}
+
+#[test]
 fn the_bytes_are_the_same_for_any_job_count() {
     let dir = scratch("seekable-jobs");
     fs::write(dir.join("in.jsonl"), corpus()).unwrap();

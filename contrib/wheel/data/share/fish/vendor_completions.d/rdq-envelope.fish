@@ -85,6 +85,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l table 
 archive\t'JobsArchive: jobs that succeeded'
 dlq\t'JobsDLQ: dead letters'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -s o -l output -d 'Where to write (default: standard output). Regular files are written atomically' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l zstd-frame -d 'A zstd -o (a name ending in .zst) is written in the seekable format, in frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, as the other commands take it' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
