@@ -472,6 +472,50 @@ mod tests {
         assert_eq!(zstd::decode_all(&empty[..]).unwrap(), b"");
     }
 
+    /// A writer that takes `room` bytes, then fails as a full disk does.
+    struct Full {
+        room: usize,
+    }
+
+    impl Write for Full {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.room == 0 {
+                return Err(io::Error::from_raw_os_error(28));
+            }
+            let n = buf.len().min(self.room);
+            self.room -= n;
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failing_writer_is_an_error_and_the_workers_end() {
+        let input = text(20_000);
+        for (threads, room) in [(0, 1000), (1, 1000), (3, 1000), (3, 0), (2, 30_000)] {
+            let mut writer = SeekableWriter::new(Full { room }, threads, 64 << 10);
+            let written = input
+                .chunks(10_000)
+                .try_for_each(|piece| writer.write_all(piece));
+            let failed = match written {
+                Err(e) => e,
+                Ok(()) => writer.finish().err().expect("the disk is full"),
+            };
+            assert_eq!(
+                failed.raw_os_error(),
+                Some(28),
+                "{threads} {room}: {failed}"
+            );
+        }
+        // Dropped mid-way with frames in flight: the workers are told to stop and joined.
+        let mut writer = SeekableWriter::new(Vec::new(), 4, 64 << 10);
+        writer.write_all(&input[..500_000]).unwrap();
+        drop(writer);
+    }
+
     #[test]
     fn a_flush_ends_the_frame() {
         let mut writer = SeekableWriter::new(Vec::new(), 1, 1 << 20);
