@@ -158,6 +158,9 @@ pub struct Folders {
     pub jobs: usize,
     /// How many shards run at once, sharing the workers.
     pub shards_at_once: usize,
+    /// The most input bytes in one frame of a zstd output (`--zstd-frame`; default
+    /// [`ZSTD_FRAME_BYTES_DEFAULT`](crate::io::ZSTD_FRAME_BYTES_DEFAULT)).
+    pub zstd_frame_bytes: u32,
 }
 
 /// A batch: its configuration, its folders and its shards, listed and named.

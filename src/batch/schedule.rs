@@ -176,13 +176,17 @@ impl Batch {
         let (shard, names) = (&self.shards[i], &self.outputs[i]);
         let started = Instant::now();
         let threads = u32::try_from(jobs).unwrap_or(u32::MAX);
+        let frame_bytes = self.folders.zstd_frame_bytes;
         let open = |name: &str, compress: Option<Compress>| {
             let path = self.out(name);
             let compression = match compress {
-                Some(Compress::Zstd) => OutputCompression::Zstd { threads },
+                Some(Compress::Zstd) => OutputCompression::Zstd {
+                    threads,
+                    frame_bytes,
+                },
                 Some(Compress::Gzip) => OutputCompression::Gzip,
                 Some(Compress::None) => OutputCompression::None,
-                None => OutputCompression::from_name(&path, threads),
+                None => OutputCompression::from_name(&path, threads).with_zstd_frame(frame_bytes),
             };
             OutputFile::create_compressed(&path, compression)
                 .map_err(|e| Error::at(format!("{}: cannot create output", path.display()), e))

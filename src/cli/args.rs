@@ -156,6 +156,13 @@ pub struct OutputArgs {
     #[arg(long, value_enum, value_name = "KIND")]
     pub compress: Option<CompressArg>,
 
+    /// zstd outputs are written in the seekable format, in independent frames of at most SIZE
+    /// of input each (default: 4MiB): 64KiB to 1GiB, in bytes or with a unit (KiB, MiB, GiB,
+    /// KB, MB, GB). Smaller frames let a reader start nearer any line; larger ones compress a
+    /// little better.
+    #[arg(long, value_name = "SIZE", value_parser = parse_zstd_frame, allow_hyphen_values = true)]
+    pub zstd_frame: Option<u32>,
+
     /// Flush every output line as soon as it is judged (slower); otherwise output is written in
     /// large blocks, and within 50 ms of a line when the input goes quiet.
     #[arg(long)]
@@ -192,6 +199,12 @@ pub enum Written {
 }
 
 impl OutputArgs {
+    /// The most input bytes in one frame of a zstd output (`--zstd-frame`).
+    pub fn zstd_frame_bytes(&self) -> u32 {
+        self.zstd_frame
+            .unwrap_or(rdq_envelope::io::ZSTD_FRAME_BYTES_DEFAULT)
+    }
+
     /// Refuses a combination in which a flag would do nothing: `--progress` with `--quiet`.
     pub fn check(&self) -> anyhow::Result<()> {
         if self.quiet && self.progress {
@@ -231,6 +244,19 @@ pub enum CompressArg {
     Gzip,
     /// Plain bytes, whatever the name.
     None,
+}
+
+/// `--zstd-frame SIZE`: a size as `gen --size` takes it (a number of bytes, or of KB, MB, GB,
+/// KiB, MiB, GiB), within what the seekable format and the seek table's frame count allow.
+pub fn parse_zstd_frame(text: &str) -> Result<u32, String> {
+    use rdq_envelope::io::{ZSTD_FRAME_BYTES_MAX as MAX, ZSTD_FRAME_BYTES_MIN as MIN};
+    let bytes = super::gen::parse_size(text)?;
+    match u32::try_from(bytes) {
+        Ok(bytes) if (MIN..=MAX).contains(&bytes) => Ok(bytes),
+        _ => Err(format!(
+            "{text:?}: expected from 64KiB ({MIN} bytes) to 1GiB ({MAX} bytes)"
+        )),
+    }
 }
 
 /// `-j N` (and `batch --shards-at-once K`): from 1 to [`pipeline::MAX_JOBS`], so that a typo

@@ -170,6 +170,7 @@ fn dispatch_op<Op: LineOperation>(
         output: out_dir,
         jobs: input.jobs()?,
         shards_at_once: args.shards_at_once.map_or(1, usize::from),
+        zstd_frame_bytes: output.zstd_frame_bytes(),
     };
     let batch = Batch::new(config, folders).map_err(lib)?;
     let mut say = Say {

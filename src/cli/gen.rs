@@ -8,7 +8,7 @@ use clap::Args;
 use rdq_envelope::chokaq::Table;
 use rdq_envelope::envelope::STACK_LIMIT;
 use rdq_envelope::generate::{ChokaqGenerator, GenOptions, Generator};
-use rdq_envelope::io::OutputFile;
+use rdq_envelope::io::{OutputCompression, OutputFile, ZSTD_FRAME_BYTES_DEFAULT};
 
 use super::args::OUTPUT_HEADING;
 use super::{Outcome, TableArg};
@@ -58,6 +58,12 @@ pub struct GenArgs {
     #[arg(short, long, value_name = "FILE", help_heading = OUTPUT_HEADING)]
     output: Option<std::path::PathBuf>,
 
+    /// A zstd -o (a name ending in .zst) is written in the seekable format, in frames of at
+    /// most SIZE of input each (default: 4MiB): 64KiB to 1GiB, as the other commands take it.
+    #[arg(long, value_name = "SIZE", value_parser = super::args::parse_zstd_frame,
+          allow_hyphen_values = true, help_heading = OUTPUT_HEADING)]
+    zstd_frame: Option<u32>,
+
     /// Print nothing on standard error but errors (no closing line).
     #[arg(short, long, help_heading = OUTPUT_HEADING)]
     quiet: bool,
@@ -79,7 +85,7 @@ const SIZE_UNITS: [(&str, u128); 9] = [
 /// `--size SIZE`: a whole or decimal number of bytes, or of a unit (`500MB`, `1.5GB`,
 /// `1GiB`), more than zero and at most `u64::MAX`. Digits are counted exactly, not through a
 /// float, so that `NaN`, `inf` and `1e9` are refused and no rounding moves a byte.
-fn parse_size(text: &str) -> Result<u64, String> {
+pub(super) fn parse_size(text: &str) -> Result<u64, String> {
     let expected = "expected a number of bytes, or of KB, MB, GB, TB, KiB, MiB, GiB or TiB, \
                     as in 500MB or 1GiB";
     let number_len = text
@@ -196,8 +202,12 @@ pub fn run(args: GenArgs) -> anyhow::Result<Outcome> {
     super::check_against_stderr("-o", args.output.as_deref())?;
     super::format_name::refuse_other_than_json_lines("-o", args.output.as_deref())?;
     let mut out = match &args.output {
-        Some(path) => OutputFile::create(path)
-            .with_context(|| format!("{}: cannot create output", path.display()))?,
+        Some(path) => {
+            let frame_bytes = args.zstd_frame.unwrap_or(ZSTD_FRAME_BYTES_DEFAULT);
+            let compression = OutputCompression::for_name(path).with_zstd_frame(frame_bytes);
+            OutputFile::create_compressed(path, compression)
+                .with_context(|| format!("{}: cannot create output", path.display()))?
+        }
         None => OutputFile::stdout(),
     };
     let amount = match (args.count, args.size) {

@@ -23,9 +23,11 @@ use super::inputs::{input_streams, say_if_reading_a_terminal, total_size};
 use super::progress::ProgressBar;
 use super::{CompressArg, InputArgs, Outcome, OutputArgs};
 
-/// Opens an output file other than the primary: compressed when its name ends in `.zst`/`.gz`.
-pub fn create(path: &Path, jobs: usize) -> anyhow::Result<OutputFile> {
-    let compression = OutputCompression::from_name(path, compress_threads(jobs));
+/// Opens an output file other than the primary: compressed when its name ends in `.zst`/`.gz`
+/// (zstd in frames of at most `zstd_frame_bytes` of input).
+pub fn create(path: &Path, jobs: usize, zstd_frame_bytes: u32) -> anyhow::Result<OutputFile> {
+    let compression = OutputCompression::from_name(path, compress_threads(jobs))
+        .with_zstd_frame(zstd_frame_bytes);
     OutputFile::create_compressed(path, compression)
         .with_context(|| format!("{}: cannot create output", path.display()))
 }
@@ -130,17 +132,19 @@ impl<'a, Op: LineOperation> Run<'a, Op> {
         check_usage(input, output, secondary)?;
         let jobs = input.jobs()?;
         // Open every output before reading: an unwritable path fails before any work is done.
+        let frame_bytes = output.zstd_frame_bytes();
         let primary_compression = match (output.compress, &output.output) {
             (Some(kind), _) => compression(kind, jobs),
             (None, None) => OutputCompression::None,
             (None, Some(path)) => OutputCompression::from_name(path, compress_threads(jobs)),
-        };
+        }
+        .with_zstd_frame(frame_bytes);
         let primary = match &output.output {
             Some(path) => OutputFile::create_compressed(path, primary_compression)
                 .with_context(|| format!("{}: cannot create output", path.display()))?,
             None => OutputFile::stdout_compressed(primary_compression)?,
         };
-        let open = |path: Option<&Path>| path.map(|p| create(p, jobs)).transpose();
+        let open = |path: Option<&Path>| path.map(|p| create(p, jobs, frame_bytes)).transpose();
         let mut files = RunFiles {
             primary: Some(primary),
             secondary: open(secondary.map(|(_, p)| p))?,
@@ -334,11 +338,13 @@ pub fn check_streams(inputs: &[Named], outputs: &[Named]) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// `--compress KIND` for an output written on `jobs` threads.
+/// `--compress KIND` for an output written on `jobs` threads (zstd in frames of the default
+/// size: [`OutputCompression::with_zstd_frame`] for `--zstd-frame`).
 pub fn compression(kind: CompressArg, jobs: usize) -> OutputCompression {
     match kind {
         CompressArg::Zstd => OutputCompression::Zstd {
             threads: compress_threads(jobs),
+            frame_bytes: rdq_envelope::io::ZSTD_FRAME_BYTES_DEFAULT,
         },
         CompressArg::Gzip => OutputCompression::Gzip,
         CompressArg::None => OutputCompression::None,

@@ -26,6 +26,9 @@ mod output;
 #[cfg(feature = "s3")]
 pub mod remote;
 mod reread;
+/// The zstd seekable format of `.zst` outputs, under [`OutputFile`]'s zstd encoder.
+#[cfg(feature = "compression")]
+mod seekable;
 mod source;
 mod temp;
 mod waits;
@@ -33,7 +36,10 @@ mod waits;
 pub use decompress::{decompressed, sniff, Compression};
 pub use endings::Endings;
 pub use location::{is_url, parse as parse_url, parse_object as parse_object_url, Url};
-pub use output::{commit_all, commit_all_then, OutputCompression, OutputFile};
+pub use output::{
+    commit_all, commit_all_then, OutputCompression, OutputFile, ZSTD_FRAME_BYTES_DEFAULT,
+    ZSTD_FRAME_BYTES_MAX, ZSTD_FRAME_BYTES_MIN,
+};
 pub use source::Source;
 #[cfg(feature = "batch")]
 pub(crate) use temp::is_temporary_file_name;

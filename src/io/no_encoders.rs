@@ -13,7 +13,7 @@ pub(super) enum Encoder<W: Write> {
 }
 
 impl<W: Write> Encoder<W> {
-    pub(super) fn zstd(_: W, _: u32) -> io::Result<Self> {
+    pub(super) fn zstd(_: W, _: u32, _: u32) -> io::Result<Self> {
         Err(without_compression("a zstd output"))
     }
 

@@ -43,15 +43,30 @@ enum Target {
 pub enum OutputCompression {
     /// Plain bytes.
     None,
-    /// A zstd frame (level 3), compressed on `threads` worker threads.
+    /// zstd (level 3) in the seekable format: independent frames of at most `frame_bytes` of
+    /// input each, and the seek table in a skippable frame at the end (docs/cli.md#compression).
     Zstd {
-        /// Compression threads (0: compress on the writing thread). Any number from 1 up
-        /// gives the same bytes (zstd's multi-threaded format); 0 gives other bytes.
+        /// Compression threads, each compressing whole frames (0: compress on the writing
+        /// thread). Any number gives the same bytes.
         threads: u32,
+        /// The most input bytes in one frame, from [`ZSTD_FRAME_BYTES_MIN`] to
+        /// [`ZSTD_FRAME_BYTES_MAX`] (a value outside is taken as the nearest end).
+        frame_bytes: u32,
     },
     /// A gzip member.
     Gzip,
 }
+
+/// The default frame size of a zstd output, in bytes of input (4 MiB): measured in
+/// docs/performance.md#seekable-zstd-outputs, a small cost in size against one frame.
+pub const ZSTD_FRAME_BYTES_DEFAULT: u32 = 4 << 20;
+
+/// The smallest frame size `--zstd-frame` takes (64 KiB): smaller frames cost much in size,
+/// and the seek table's 2^27 frames would then cap an output at 8 TiB.
+pub const ZSTD_FRAME_BYTES_MIN: u32 = 64 << 10;
+
+/// The largest frame size (1 GiB), the seekable format's as zeekstd writes it.
+pub const ZSTD_FRAME_BYTES_MAX: u32 = 1 << 30;
 
 impl OutputCompression {
     /// What a file name asks for, compressing zstd on as many threads as the machine has.
@@ -64,9 +79,25 @@ impl OutputCompression {
     /// `.Gz`; [`Endings`](super::Endings) reads them), anything else none.
     pub fn from_name(path: &Path, threads: u32) -> Self {
         match super::Endings::of(path).compression {
-            super::Compression::Zstd => OutputCompression::Zstd { threads },
+            super::Compression::Zstd => OutputCompression::Zstd {
+                threads,
+                frame_bytes: ZSTD_FRAME_BYTES_DEFAULT,
+            },
             super::Compression::Gzip => OutputCompression::Gzip,
             super::Compression::None => OutputCompression::None,
+        }
+    }
+
+    /// zstd with frames of at most `frame_bytes` of input instead (`--zstd-frame`); any other
+    /// compression as it is.
+    #[must_use]
+    pub fn with_zstd_frame(self, frame_bytes: u32) -> Self {
+        match self {
+            OutputCompression::Zstd { threads, .. } => OutputCompression::Zstd {
+                threads,
+                frame_bytes: frame_bytes.clamp(ZSTD_FRAME_BYTES_MIN, ZSTD_FRAME_BYTES_MAX),
+            },
+            other => other,
         }
     }
 }
@@ -412,7 +443,13 @@ fn layer(target: Target, compression: OutputCompression) -> io::Result<Layer> {
     let buffered = BufWriter::with_capacity(BLOCK, target);
     Ok(match compression {
         OutputCompression::None => Layer::Plain(buffered),
-        OutputCompression::Zstd { threads } => Layer::Encoded(Encoder::zstd(buffered, threads)?),
+        OutputCompression::Zstd {
+            threads,
+            frame_bytes,
+        } => {
+            let frame_bytes = frame_bytes.clamp(ZSTD_FRAME_BYTES_MIN, ZSTD_FRAME_BYTES_MAX);
+            Layer::Encoded(Encoder::zstd(buffered, threads, frame_bytes)?)
+        }
         OutputCompression::Gzip => Layer::Encoded(Encoder::gzip(buffered)?),
     })
 }

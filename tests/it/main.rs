@@ -28,6 +28,7 @@ mod cli_redrive;
 #[cfg(feature = "s3")]
 mod cli_s3;
 mod cli_sample;
+mod cli_seekable;
 mod cli_show;
 mod cli_stats;
 mod cli_stats_html;
