@@ -64,6 +64,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l s
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l zstd-frame -d 'zstd outputs are written in the seekable format, in independent frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, in bytes or with a unit (KiB, MiB, GiB, KB, MB, GB). Smaller frames let a reader start nearer any line; larger ones compress a little better' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
@@ -85,6 +86,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l table 
 archive\t'JobsArchive: jobs that succeeded'
 dlq\t'JobsDLQ: dead letters'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -s o -l output -d 'Where to write (default: standard output). Regular files are written atomically' -r -F
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l zstd-frame -d 'A zstd -o (a name ending in .zst) is written in the seekable format, in frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, as the other commands take it' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
@@ -111,6 +113,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l su
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l zstd-frame -d 'zstd outputs are written in the seekable format, in independent frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, in bytes or with a unit (KiB, MiB, GiB, KB, MB, GB). Smaller frames let a reader start nearer any line; larger ones compress a little better' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
@@ -135,6 +138,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l su
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l zstd-frame -d 'zstd outputs are written in the seekable format, in independent frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, in bytes or with a unit (KiB, MiB, GiB, KB, MB, GB). Smaller frames let a reader start nearer any line; larger ones compress a little better' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
@@ -158,6 +162,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l sum
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l zstd-frame -d 'zstd outputs are written in the seekable format, in independent frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, in bytes or with a unit (KiB, MiB, GiB, KB, MB, GB). Smaller frames let a reader start nearer any line; larger ones compress a little better' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
@@ -178,6 +183,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l sum
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l zstd-frame -d 'zstd outputs are written in the seekable format, in independent frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, in bytes or with a unit (KiB, MiB, GiB, KB, MB, GB). Smaller frames let a reader start nearer any line; larger ones compress a little better' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
@@ -225,6 +231,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l sum
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l zstd-frame -d 'zstd outputs are written in the seekable format, in independent frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, in bytes or with a unit (KiB, MiB, GiB, KB, MB, GB). Smaller frames let a reader start nearer any line; larger ones compress a little better' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
@@ -249,6 +256,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l sum
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l zstd-frame -d 'zstd outputs are written in the seekable format, in independent frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, in bytes or with a unit (KiB, MiB, GiB, KB, MB, GB). Smaller frames let a reader start nearer any line; larger ones compress a little better' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
@@ -280,6 +288,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l summ
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l zstd-frame -d 'zstd outputs are written in the seekable format, in independent frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, in bytes or with a unit (KiB, MiB, GiB, KB, MB, GB). Smaller frames let a reader start nearer any line; larger ones compress a little better' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
@@ -369,6 +378,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand convert" -l su
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand convert" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand convert" -l zstd-frame -d 'zstd outputs are written in the seekable format, in independent frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, in bytes or with a unit (KiB, MiB, GiB, KB, MB, GB). Smaller frames let a reader start nearer any line; larger ones compress a little better' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand convert" -l color -d 'When to colour the stats tables and validate\'s diagnostics: auto (standard output is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow), always, never' -r -f -a "auto\t'Colour standard output when it is a terminal, as NO_COLOR, CLICOLOR and CLICOLOR_FORCE allow'
 always\t'Colour, wherever the output goes (a pipe, a file given with -o)'
 never\t'Never colour'"
@@ -408,6 +418,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __f
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l zstd-frame -d 'zstd outputs are written in the seekable format, in independent frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, in bytes or with a unit (KiB, MiB, GiB, KB, MB, GB). Smaller frames let a reader start nearer any line; larger ones compress a little better' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l out -d 'The output folder (made if missing) or s3://BUCKET/PREFIX/: per shard its lines, rejects and summary, and manifest.json and summary.json. Not the input folder' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l shards-at-once -d 'How many shards run at once; the -j workers are shared among them (default: 1, every worker on one shard at a time)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l only -d 'Run only this shard (a file name in the input folder), unless the manifest has it done on the same input, and print its manifest entry as one JSON line; the manifest is not written (for cluster runners: contrib/spark)' -r
@@ -443,6 +454,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __f
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l zstd-frame -d 'zstd outputs are written in the seekable format, in independent frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, in bytes or with a unit (KiB, MiB, GiB, KB, MB, GB). Smaller frames let a reader start nearer any line; larger ones compress a little better' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l out -d 'The output folder (made if missing) or s3://BUCKET/PREFIX/: per shard its lines, rejects and summary, and manifest.json and summary.json. Not the input folder' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l shards-at-once -d 'How many shards run at once; the -j workers are shared among them (default: 1, every worker on one shard at a time)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l only -d 'Run only this shard (a file name in the input folder), unless the manifest has it done on the same input, and print its manifest entry as one JSON line; the manifest is not written (for cluster runners: contrib/spark)' -r
@@ -497,6 +509,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __f
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l compress -d 'Compress -o this way, whatever its name says (by default a name ending in .zst or .gz is compressed accordingly)' -r -f -a "zstd\t'zstd, multi-threaded'
 gzip\t'gzip'
 none\t'Plain bytes, whatever the name'"
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l zstd-frame -d 'zstd outputs are written in the seekable format, in independent frames of at most SIZE of input each (default: 4MiB): 64KiB to 1GiB, in bytes or with a unit (KiB, MiB, GiB, KB, MB, GB). Smaller frames let a reader start nearer any line; larger ones compress a little better' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l out -d 'The output folder (made if missing) or s3://BUCKET/PREFIX/: per shard its lines, rejects and summary, and manifest.json and summary.json. Not the input folder' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l shards-at-once -d 'How many shards run at once; the -j workers are shared among them (default: 1, every worker on one shard at a time)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l only -d 'Run only this shard (a file name in the input folder), unless the manifest has it done on the same input, and print its manifest entry as one JSON line; the manifest is not written (for cluster runners: contrib/spark)' -r
