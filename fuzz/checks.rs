@@ -675,7 +675,7 @@ pub fn check_compare(data: &[u8]) {
     let mutated;
     let found = match found {
         [] => {
-            let at = usize::from(u16::from_le_bytes([*at_low, *at_high])) % (sent.len() + 1);
+            let at = usize::from(u16::from_le_bytes([*at_low, *at_high])) % sent.len().max(1);
             let kind = usize::from(*kind) % rdq_envelope::test_support::BYTE_MUTATIONS;
             mutated = rdq_envelope::test_support::byte_mutation(sent, at, kind);
             &mutated[..]
