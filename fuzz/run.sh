@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 seconds="${1:-60}"
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 status=0
-for target in line reader migrate pipeline envelope chokaq single_pass lifecycle; do
+for target in line reader migrate pipeline envelope chokaq single_pass lifecycle compare proto; do
     scratch="$(mktemp -d)"
     echo "== $target: ${seconds}s"
     # The compliance fixtures seed the targets that read one line.
