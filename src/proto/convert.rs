@@ -438,6 +438,31 @@ struct Extra<'m> {
     origin: &'m Option<messages::Origin>,
 }
 
+/// The members both versions' messages hold under the same names and types: one list for
+/// both (the two messages are distinct types, so a function would be written twice).
+macro_rules! common {
+    ($m:expr) => {{
+        let m = $m;
+        Common {
+            version: m.envelope_version,
+            id: &m.id,
+            queue: &m.queue,
+            handler_ref: &m.handler_ref,
+            handler_version: &m.handler_version,
+            payload_content_type: &m.payload_content_type,
+            headers: &m.headers,
+            status: m.status,
+            attempt_count: m.attempt_count,
+            redrive_count: m.redrive_count,
+            next_attempt_at: &m.next_attempt_at,
+            lease_expires_at: &m.lease_expires_at,
+            created_at: &m.created_at,
+            attempts: &m.attempts,
+            unknown_members: &m.unknown_members,
+        }
+    }};
+}
+
 /// Writes the canonical JSON line of `message` (no terminator) into `out`, which is cleared
 /// first; refuses what only a message can get wrong, naming the field. The line still has to
 /// pass the checker.
@@ -449,55 +474,15 @@ pub(crate) fn write_line(message: &ProtoEnvelope, out: &mut Vec<u8>) -> Result<(
                 .payload_ref
                 .as_ref()
                 .map(|v1::PayloadRefSlot::PayloadRefNull(v)| *v);
-            write_common(&common_v1(m), Some(&m.payload), payload_ref_null, None, out)
+            write_common(&common!(m), Some(&m.payload), payload_ref_null, None, out)
         }
         ProtoEnvelope::V2(m) => {
             let extra = Extra {
                 payload_ref: &m.payload_ref,
                 origin: &m.origin,
             };
-            write_common(&common_v2(m), m.payload.as_deref(), None, Some(extra), out)
+            write_common(&common!(m), m.payload.as_deref(), None, Some(extra), out)
         }
-    }
-}
-
-fn common_v1(m: &v1::Envelope) -> Common<'_> {
-    Common {
-        version: m.envelope_version,
-        id: &m.id,
-        queue: &m.queue,
-        handler_ref: &m.handler_ref,
-        handler_version: &m.handler_version,
-        payload_content_type: &m.payload_content_type,
-        headers: &m.headers,
-        status: m.status,
-        attempt_count: m.attempt_count,
-        redrive_count: m.redrive_count,
-        next_attempt_at: &m.next_attempt_at,
-        lease_expires_at: &m.lease_expires_at,
-        created_at: &m.created_at,
-        attempts: &m.attempts,
-        unknown_members: &m.unknown_members,
-    }
-}
-
-fn common_v2(m: &v2::Envelope) -> Common<'_> {
-    Common {
-        version: m.envelope_version,
-        id: &m.id,
-        queue: &m.queue,
-        handler_ref: &m.handler_ref,
-        handler_version: &m.handler_version,
-        payload_content_type: &m.payload_content_type,
-        headers: &m.headers,
-        status: m.status,
-        attempt_count: m.attempt_count,
-        redrive_count: m.redrive_count,
-        next_attempt_at: &m.next_attempt_at,
-        lease_expires_at: &m.lease_expires_at,
-        created_at: &m.created_at,
-        attempts: &m.attempts,
-        unknown_members: &m.unknown_members,
     }
 }
 

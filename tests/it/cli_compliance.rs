@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::common::{bin, scratch, stderr, stdout, tool_or_skip};
+use crate::hostile::outputs::names;
 
 const KNOWN_TOP: &[&str] = &[
     "envelope_version",
@@ -36,16 +37,19 @@ fn plugin_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/broken_plugin.py")
 }
 
+/// The command line of the broken plugin in `mode` doing `action` (`write` or `read`).
+fn plugin_command(python: &Path, mode: &str, action: &str) -> String {
+    format!(
+        "'{}' '{}' {mode} {action}",
+        python.display(),
+        plugin_script().display()
+    )
+}
+
 /// `compliance run` against the broken plugin in `mode`, with `extra` flags.
 fn kit(mode: &str, extra: &[&str]) -> Option<Output> {
     let python = tool_or_skip(&["python3"], "the compliance kit's broken plugins")?;
-    let command = |action: &str| {
-        format!(
-            "'{}' '{}' {mode} {action}",
-            python.display(),
-            plugin_script().display()
-        )
-    };
+    let command = |action: &str| plugin_command(&python, mode, action);
     let (write, read) = (command("write"), command("read"));
     let mut args = vec!["compliance", "run", "--write", &write, "--read", &read];
     args.extend_from_slice(extra);
@@ -304,6 +308,20 @@ fn is_gone(pid: &str) -> bool {
     }
 }
 
+/// After the hanging plugin's run: no process whose pid it wrote to `pids` is left running,
+/// and no run folder is left in `dir` (its TMPDIR).
+fn assert_nothing_left(dir: &Path, pids: &Path) {
+    std::thread::sleep(Duration::from_millis(200));
+    for pid in std::fs::read_to_string(pids).unwrap().split_whitespace() {
+        assert!(is_gone(pid), "process {pid} was left running");
+    }
+    let left: Vec<String> = names(dir)
+        .into_iter()
+        .filter(|n| n.starts_with("rdq-compliance"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
 #[test]
 fn a_store_that_hangs_is_killed_with_everything_it_started() {
     let dir = scratch("hang");
@@ -312,11 +330,7 @@ fn a_store_that_hangs_is_killed_with_everything_it_started() {
     let Some(python) = tool_or_skip(&["python3"], "the compliance kit's broken plugins") else {
         return;
     };
-    let write = format!(
-        "'{}' '{}' hang write",
-        python.display(),
-        plugin_script().display()
-    );
+    let write = plugin_command(&python, "hang", "write");
     let out = bin()
         .args([
             "compliance",
@@ -342,19 +356,7 @@ fn a_store_that_hangs_is_killed_with_everything_it_started() {
     // Its standard error is quoted, its terminal escape made harmless.
     assert!(text.contains("\u{fffd}[31mwaiting for the store"), "{text}");
     assert!(!text.contains('\u{1b}'));
-    let pids = std::fs::read_to_string(&pids).unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    for pid in pids.split_whitespace() {
-        assert!(is_gone(pid), "process {pid} was left running");
-    }
-    // The run's folder went with it.
-    let left: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name())
-        .filter(|n| n.to_string_lossy().starts_with("rdq-compliance"))
-        .collect();
-    assert!(left.is_empty(), "{left:?}");
+    assert_nothing_left(&dir, &pids);
 }
 
 #[test]
@@ -364,11 +366,7 @@ fn a_signal_ends_the_kit_and_the_store_it_waits_for() {
     let Some(python) = tool_or_skip(&["python3"], "the compliance kit's broken plugins") else {
         return;
     };
-    let write = format!(
-        "'{}' '{}' hang write",
-        python.display(),
-        plugin_script().display()
-    );
+    let write = plugin_command(&python, "hang", "write");
     let child = bin()
         .args(["compliance", "run", "--write", &write, "--read", "true"])
         .env("BROKEN_PLUGIN_PIDS", &pids)
@@ -388,20 +386,7 @@ fn a_signal_ends_the_kit_and_the_store_it_waits_for() {
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(143), "{}", stderr(&out));
-    std::thread::sleep(Duration::from_millis(200));
-    for pid in std::fs::read_to_string(&pids).unwrap().split_whitespace() {
-        assert!(is_gone(pid), "process {pid} was left running");
-    }
-    let left = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("rdq-compliance")
-        })
-        .count();
-    assert_eq!(left, 0);
+    assert_nothing_left(&dir, &pids);
 }
 
 #[test]

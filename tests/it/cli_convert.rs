@@ -5,11 +5,12 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common;
+use crate::hostile::outputs::temporaries;
 use common::{bin, gen_lines, run, scratch, stderr};
 
 fn to_proto(json: &[u8], extra: &[&str]) -> std::process::Output {
@@ -54,15 +55,8 @@ fn gen_corpora_of_both_versions_come_back_byte_for_byte_for_any_jobs() {
 /// the canonical writer wrote comes back byte for byte.
 #[test]
 fn compliance_fixtures_keep_their_value_and_canonical_lines_their_bytes() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/compliance/cases");
-    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "line"))
-        .collect();
-    paths.sort();
     let mut input = Vec::new();
-    for path in &paths {
+    for path in &common::compliance_case_paths() {
         let bytes = fs::read(path).unwrap();
         // One line each; the framing fixtures (CR LF, BOM, several lines) are the framing's.
         if bytes.iter().filter(|&&b| b == b'\n').count() > 1 || bytes.contains(&b'\r') {
@@ -335,14 +329,6 @@ fn binary_to_a_terminal_is_refused() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("writes binary"), "{text}");
     assert_eq!(out.status.code(), Some(2), "{text}");
-}
-
-fn temporaries(dir: &Path) -> Vec<String> {
-    fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains(".rdq-tmp."))
-        .collect()
 }
 
 /// SIGTERM while a stream is still arriving: status 143, no temporary file, the previous

@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{bin, gen_lines, run, scratch, stderr, tool_or_skip};
+use crate::hostile::outputs::names;
 
 /// The seekable format's magic, at the very end of a file.
 const SEEKABLE_MAGIC: u32 = 0x8F92_EAB1;
@@ -462,16 +463,6 @@ fn a_failing_zst_output_is_exit_2_and_leaves_every_output_as_it_was() {
         );
         assert_eq!(names(&dir), ["d.zst", "full.zst", "in.jsonl"], "{flag}");
     }
-}
-
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]

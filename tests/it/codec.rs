@@ -12,7 +12,7 @@ use rdq_envelope::envelope::{
 use rdq_envelope::json::{JsonParser, Value, ValueKind};
 use rdq_envelope::{EnvelopeRules, RuleOptions};
 
-use crate::common::{gen_lines, need_or_skip};
+use crate::common::{compliance_case_paths, gen_lines, need_or_skip};
 
 fn checker() -> Checker {
     Checker::new(EnvelopeRules::new(RuleOptions::default()).unwrap())
@@ -94,23 +94,11 @@ fn round_trip(checker: &mut Checker, line: &[u8]) -> bool {
     written.as_bytes() == line
 }
 
-/// The compliance fixtures' lines (`tests/compliance/cases/*.line`), in name order.
-fn compliance_lines() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/compliance/cases");
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "line"))
-        .collect();
-    paths.sort();
-    paths
-}
-
 #[test]
 fn compliance_fixtures_round_trip() {
     let mut checker = checker();
     let (mut valid, mut same_bytes) = (0, 0);
-    for path in compliance_lines() {
+    for path in compliance_case_paths() {
         let bytes = std::fs::read(&path).unwrap();
         let line = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
         let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -336,7 +324,7 @@ fn diagnostics_carry_the_offset_of_what_they_point_at() {
     use rdq_envelope::ErrorCode;
 
     let mut input = Vec::new();
-    for path in compliance_lines() {
+    for path in compliance_case_paths() {
         let bytes = std::fs::read(&path).unwrap();
         if bytes.iter().filter(|&&b| b == b'\n').count() <= 1 {
             input.extend_from_slice(bytes.strip_suffix(b"\n").unwrap_or(&bytes));

@@ -9,17 +9,10 @@ use std::path::PathBuf;
 use rdq_envelope::envelope::Envelope;
 use rdq_envelope::proto::{messages, write_delimited, DelimitedReader, ProtoEnvelope};
 
-use crate::common::gen_lines;
+use crate::common::{compliance_case_paths, gen_lines};
 
 fn compliance_lines() -> Vec<Vec<u8>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/compliance/cases");
-    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "line"))
-        .collect();
-    paths.sort();
-    paths
+    compliance_case_paths()
         .into_iter()
         .map(|p| fs::read(p).unwrap())
         .map(|b| b.strip_suffix(b"\n").map(<[u8]>::to_vec).unwrap_or(b))

@@ -7,7 +7,7 @@
 //! Skipped without python3, grpcio-tools or protobuf outside CI; .ci/run installs them.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use rdq_envelope::envelope::Envelope;
@@ -29,15 +29,8 @@ fn python_with_protobuf() -> bool {
 
 /// The canonical lines of the valid compliance fixtures (one envelope each).
 fn compliance_canonical() -> Vec<u8> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/compliance/cases");
-    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "line"))
-        .collect();
-    paths.sort();
     let mut out = Vec::new();
-    for path in paths {
+    for path in common::compliance_case_paths() {
         let bytes = fs::read(&path).unwrap();
         let line = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
         if line.contains(&b'\n') {

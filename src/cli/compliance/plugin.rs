@@ -295,12 +295,11 @@ fn wait(
                     Err(_) => break,
                 }
             }
-            let ending = match (too_much, status) {
+            // A status with a code is the command's own exit, not the kill's signal.
+            let ending = match (too_much, status.and_then(|s| s.code())) {
                 (true, _) => Ending::TooMuchOutput,
-                (false, Some(s)) if s.code().is_some() && exited_before(s) => {
-                    Ending::OutputHeldOpen(s.code().unwrap_or(0))
-                }
-                _ => Ending::TimedOut,
+                (false, Some(code)) => Ending::OutputHeldOpen(code),
+                (false, None) => Ending::TimedOut,
             };
             return (ending, stdout, stderr);
         }
@@ -320,11 +319,6 @@ fn wait(
         (None, None) => Ending::Exited(-1),
     };
     (ending, stdout, stderr)
-}
-
-/// Whether the status is an exit of the command's own (not the kill): a status with a code.
-fn exited_before(status: ExitStatus) -> bool {
-    status.signal().is_none()
 }
 
 /// Reads to the end, keeping at most `max` bytes; says whether there was more.

@@ -16,6 +16,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// one definition of "under CI", are the library's test hooks.
 pub use rdq_envelope::test_support::{need_or_skip, tool_or_skip};
 
+/// The compliance fixtures' lines (`tests/compliance/cases/*.line`), in name order.
+pub fn compliance_case_paths() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/compliance/cases");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "line"))
+        .collect();
+    paths.sort();
+    paths
+}
+
 /// The binary under test.
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rdq-envelope"))

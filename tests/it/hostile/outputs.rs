@@ -56,7 +56,6 @@ fn full() -> Stdio {
     Stdio::from(File::options().write(true).open("/dev/full").unwrap())
 }
 
-/// The names in `dir`, sorted.
 /// The names in `dir`, sorted (`endings.rs` too).
 pub(crate) fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
