@@ -80,7 +80,7 @@ const XZ: [u8; 6] = [0xFD, b'7', b'z', b'X', b'Z', 0x00];
 /// Compressed formats that are recognised but not read: named, so that their bytes are not
 /// judged as lines of garbage. bzip2 is `BZh`, a block size digit, then a block's or the end's
 /// magic; lz4 frames (and the legacy format) have magic numbers of their own.
-fn unsupported(prefix: &[u8]) -> Option<&'static str> {
+pub(super) fn unsupported(prefix: &[u8]) -> Option<&'static str> {
     match prefix {
         p if p == XZ => Some("xz"),
         [b'B', b'Z', b'h', b'1'..=b'9', 0x31, 0x41]

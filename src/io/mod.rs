@@ -20,8 +20,12 @@ mod encoders;
 #[path = "no_encoders.rs"]
 mod encoders;
 mod endings;
+/// Groups of whole zstd frames for the workers to decode.
+#[cfg(feature = "compression")]
+mod frames;
 mod location;
 mod output;
+pub(crate) mod pieces;
 /// Object storage (feature `s3`): `s3://` inputs and outputs, `http(s)://` inputs.
 #[cfg(feature = "s3")]
 pub mod remote;

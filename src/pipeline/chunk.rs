@@ -3,10 +3,14 @@
 //! from one use to the next.
 
 use std::io;
+use std::sync::Arc;
 
+use super::baton::{Counts, Place};
+use super::straddle::line_kind;
 use super::Summary;
 use super::{Action, LineOperation, SourceLine};
-use crate::framing::{Line, LineKind, LineReader};
+use crate::framing::{Line, LineKind, LineReader, TOO_LONG_PREFIX_BYTES};
+use crate::io::pieces::{Piece, PieceReader, Positioned};
 
 /// The floor of a chunk's bookkeeping budget, so that tiny chunk sizes (tests) still batch
 /// blank lines.
@@ -114,7 +118,7 @@ impl<T> ChunkOutput<T> {
         self.buffers.iter().map(Vec::len).sum()
     }
 
-    fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         for buffer in &mut self.buffers {
             buffer.clear();
         }
@@ -156,6 +160,11 @@ pub(super) struct Chunk<T = ()> {
     pub flush: bool,
     /// Set by a worker whose operation panicked on this chunk: the panic's message.
     pub panic: Option<String>,
+    /// For a source read in pieces: what the worker reads, and what it found.
+    pub piece: Option<PieceChunk>,
+    /// Lines and bytes of the source before this chunk's bytes (a piece's, from the baton):
+    /// its spans count from there. Zero for a chunk the reader framed.
+    pub base: Counts,
     /// The first line not yet worked on, when the output reached its budget first.
     resume_at: Option<usize>,
     pub out: ChunkOutput<T>,
@@ -174,9 +183,38 @@ impl<T: Default> Chunk<T> {
             failure: None,
             flush: false,
             panic: None,
+            piece: None,
+            base: Counts::default(),
             resume_at: None,
             out: ChunkOutput::new(outputs),
         }
+    }
+}
+
+/// A chunk of a source read in pieces (`io::pieces`).
+pub(super) struct PieceChunk {
+    pub input: Arc<dyn Positioned>,
+    pub piece: Piece,
+    pub place: Place,
+    /// Bytes of `data` the piece holds (decoded).
+    pub len: usize,
+    /// Where the bytes after the first LF start (0: the piece holds no LF). The bytes before
+    /// end the line that crossed into the piece, which the writer joins.
+    pub head_end: usize,
+    /// Where the bytes after the last LF start: the start of the line that crosses out.
+    pub tail_start: usize,
+    /// LFs in the piece: the lines that end in it.
+    pub newlines: u64,
+}
+
+impl std::fmt::Debug for PieceChunk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PieceChunk")
+            .field("piece", &self.piece)
+            .field("place", &self.place)
+            .field("len", &self.len)
+            .field("newlines", &self.newlines)
+            .finish_non_exhaustive()
     }
 }
 
@@ -190,8 +228,86 @@ impl<T> Chunk<T> {
         self.failure = None;
         self.flush = false;
         self.panic = None;
+        self.piece = None;
+        self.base = Counts::default();
         self.resume_at = None;
         self.out.clear();
+    }
+
+    /// A worker's part of a piece: reads its bytes (unless the reader did), and frames the
+    /// lines that lie wholly inside them. Returns its counts for the baton; a failed read is
+    /// kept in `failure` and counts nothing.
+    pub fn read_piece(&mut self, reader: &mut PieceReader, max_line_bytes: usize) -> Counts {
+        let Some(piece) = self.piece.as_mut() else {
+            return Counts::default();
+        };
+        if self.failure.is_none() && piece.piece != Piece::Filled {
+            match reader.read(&*piece.input, piece.piece, &mut self.data) {
+                Ok(len) => piece.len = len,
+                Err(error) => {
+                    self.failure = Some(InputFailure {
+                        what: "input failed",
+                        line: 0,
+                        offset: 0,
+                        error,
+                    });
+                }
+            }
+        }
+        if self.failure.is_some() {
+            piece.len = 0;
+        }
+        self.bytes_in = piece.len as u64;
+        let data = &self.data[..piece.len];
+        let mut lfs = memchr::memchr_iter(b'\n', data);
+        let Some(first) = lfs.next() else {
+            (piece.head_end, piece.tail_start, piece.newlines) = (0, 0, 0);
+            return Counts {
+                lines: 0,
+                bytes: piece.len as u64,
+            };
+        };
+        let mut start = first + 1;
+        // The line that ends at the first LF is the writer's; the ones after are numbered
+        // from 2 (the base is added when they are worked on).
+        let mut number = 1;
+        for end in lfs {
+            number += 1;
+            let raw = end - start;
+            let cr = raw > 0 && data[end - 1] == b'\r';
+            let len = raw - usize::from(cr);
+            let (kind, kept) = if len > max_line_bytes {
+                (LineKind::TooLong, len.min(TOO_LONG_PREFIX_BYTES))
+            } else {
+                let kind = line_kind(&data[start..start + len]);
+                (kind, if kind == LineKind::Blank { 0 } else { len })
+            };
+            self.held += kept;
+            self.spans.push(LineSpan {
+                start,
+                kept,
+                len: len as u64,
+                number,
+                offset: start as u64,
+                kind,
+            });
+            start = end + 1;
+        }
+        (piece.head_end, piece.tail_start, piece.newlines) = (first + 1, start, number);
+        Counts {
+            lines: number,
+            bytes: piece.len as u64,
+        }
+    }
+
+    /// The chunk's buffer, for the reader to decode a piece into.
+    pub fn data_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.data
+    }
+
+    /// The bytes of a piece chunk in `range`.
+    pub fn piece_bytes(&self, range: std::ops::Range<usize>) -> &[u8] {
+        &self.data[range]
     }
 
     /// Whether the chunk should go to the workers: it holds about `chunk_bytes` of lines, or
@@ -264,29 +380,19 @@ impl<T> Chunk<T> {
                 self.resume_at = Some(i);
                 return;
             }
-            self.out.summary.lines += 1;
             if span.kind == LineKind::Blank {
+                self.out.summary.lines += 1;
                 self.out.summary.blank += 1;
                 continue;
             }
             let line = Line {
-                number: span.number,
-                offset: span.offset,
+                number: span.number + self.base.lines,
+                offset: span.offset + self.base.bytes,
                 content: &self.data[span.start..span.start + span.kept],
                 len: span.len,
                 kind: span.kind,
             };
-            match op.apply(state, SourceLine { source, line }, &mut self.out) {
-                Action::Emit => {
-                    self.out.summary.valid += 1;
-                    self.out.summary.emitted += 1;
-                }
-                Action::FilterOut => {
-                    self.out.summary.valid += 1;
-                    self.out.summary.filtered_out += 1;
-                }
-                Action::Reject => self.out.summary.rejected += 1,
-            }
+            apply(op, state, SourceLine { source, line }, &mut self.out);
         }
     }
 
@@ -298,5 +404,30 @@ impl<T> Chunk<T> {
     /// Empties the output already written, to resume the lines left.
     pub fn clear_output(&mut self) {
         self.out.clear();
+    }
+}
+
+/// Applies `op` to one line and keeps its books: every line, blank or not, is counted once.
+pub(super) fn apply<Op: LineOperation>(
+    op: &Op,
+    state: &mut Op::Worker,
+    line: SourceLine<'_>,
+    out: &mut ChunkOutput<Op::Tally>,
+) {
+    out.summary.lines += 1;
+    if line.line.kind == LineKind::Blank {
+        out.summary.blank += 1;
+        return;
+    }
+    match op.apply(state, line, out) {
+        Action::Emit => {
+            out.summary.valid += 1;
+            out.summary.emitted += 1;
+        }
+        Action::FilterOut => {
+            out.summary.valid += 1;
+            out.summary.filtered_out += 1;
+        }
+        Action::Reject => out.summary.rejected += 1,
     }
 }

@@ -27,9 +27,11 @@
 //! grown). A write error (a closed pipe, a full disk) stops the workers at once and the reader
 //! at its next chunk.
 
+mod baton;
 mod chunk;
 mod linger;
 mod progress;
+mod straddle;
 mod summary;
 
 use std::fs::File;
@@ -41,15 +43,18 @@ use std::time::Duration;
 
 use crossbeam_channel::{bounded, select, unbounded, Receiver, Sender};
 
+use baton::{Baton, Place};
 pub use chunk::ChunkOutput;
-use chunk::{Chunk, InputFailure};
+use chunk::{Chunk, InputFailure, PieceChunk};
 use linger::Linger;
 pub use progress::Progress;
+use straddle::Straddle;
 pub use summary::Summary;
 // The inputs the pipeline reads (defined with the I/O, which also reads them twice).
 pub use crate::io::Source;
 
-use crate::framing::{InputKind, Line, LineReader, Pinned, DEFAULT_MAX_LINE_BYTES};
+use crate::framing::{InputKind, Line, LineKind, LineReader, Pinned, DEFAULT_MAX_LINE_BYTES};
+use crate::io::pieces::{self, Next, Piece, PieceReader, Ranged};
 use crate::io::Waits;
 
 /// What a [`LineOperation`] did with a line: the books of the summary
@@ -487,6 +492,8 @@ pub fn run<Op: LineOperation>(
     }
 
     let names = &names;
+    let baton = &Baton::default();
+    let max_line_bytes = options.max_line_bytes;
     thread::scope(|scope| {
         // Workers first: if the system will not start even one, nothing has been read.
         let mut workers = Vec::with_capacity(jobs);
@@ -497,7 +504,8 @@ pub fn run<Op: LineOperation>(
                 builder = builder.stack_size(bytes);
             }
             let spawned = builder.spawn_scoped(scope, move || {
-                work(op, names, &work_rx, &done_tx, &stop_rx, output_budget)
+                let channels = (&work_rx, &done_tx, &stop_rx);
+                work(op, names, channels, baton, max_line_bytes, output_budget)
             });
             match spawned {
                 Ok(worker) => workers.push(worker),
@@ -529,11 +537,14 @@ pub fn run<Op: LineOperation>(
             flush_each: options.line_buffered,
             progress: progress.as_deref(),
             output_budget,
+            max_line_bytes: options.max_line_bytes,
         };
         let result = writer.write_in_order(op, &mut total, &done_rx, &free_tx, &mut outputs);
         if !matches!(result, Ok(Ending::Read(_))) {
             stop.store(true, Ordering::Relaxed);
         }
+        // Workers waiting for a base they will never need.
+        baton.abort();
         drop(stop_tx);
         drop(done_rx);
         // Joined one by one, not only by the scope's end: a scope returns once each closure
@@ -625,6 +636,36 @@ fn read_sources<T: Default>(
             };
             chunk = next;
         }
+        match in_pieces(&source, options) {
+            Ok(Some(ranged)) => {
+                let progress = progress.as_deref();
+                if !send_pieces(
+                    index,
+                    ranged,
+                    chunk,
+                    &mut next_chunk,
+                    work,
+                    progress,
+                    options,
+                ) {
+                    return;
+                }
+                // What the file gave is flushed before a source that may wait is opened.
+                linger.sent(false, true);
+                continue;
+            }
+            Ok(None) => {}
+            Err(error) => {
+                chunk.failure = Some(InputFailure {
+                    what: cannot(&error),
+                    line: 0,
+                    offset: 0,
+                    error,
+                });
+                let _ = work.send(chunk);
+                return;
+            }
+        }
         let stream = match open(source, progress.clone()) {
             Ok((stream, waits)) => {
                 linger.source(waits);
@@ -632,10 +673,7 @@ fn read_sources<T: Default>(
             }
             Err(error) => {
                 chunk.failure = Some(InputFailure {
-                    what: match error.kind() {
-                        io::ErrorKind::Unsupported => "cannot read",
-                        _ => "cannot open",
-                    },
+                    what: cannot(&error),
                     line: 0,
                     offset: 0,
                     error,
@@ -702,6 +740,87 @@ fn read_sources<T: Default>(
     }
 }
 
+/// What an error at a source's opening says it could not do.
+fn cannot(error: &io::Error) -> &'static str {
+    match error.kind() {
+        io::ErrorKind::Unsupported | io::ErrorKind::InvalidData => "cannot read",
+        _ => "cannot open",
+    }
+}
+
+/// The most bytes of one piece: a chunk's, as the options say (tests ask for tiny ones, which
+/// put every line across an edge), up to 64 MiB.
+fn piece_bytes(options: &PipelineOptions) -> usize {
+    options.chunk_bytes.clamp(1, 64 << 20)
+}
+
+/// How a source is read in pieces by the workers, if it is (`io::pieces`): a path, and not
+/// under `--line-buffered`, which asks for a chunk per line.
+fn in_pieces(source: &Source, options: &PipelineOptions) -> io::Result<Option<Ranged>> {
+    match source {
+        Source::Path(path) if !options.line_buffered => pieces::ranged(path, piece_bytes(options)),
+        _ => Ok(None),
+    }
+}
+
+/// Hands a source read in pieces to the workers, a chunk per piece, and an empty piece that
+/// ends it (where the writer ends the last line). False when the run is over: the writer
+/// stopped, or the source failed (its last chunk says why).
+fn send_pieces<T: Default>(
+    source: usize,
+    mut ranged: Ranged,
+    mut chunk: Chunk<T>,
+    next_chunk: &mut impl FnMut(usize) -> Option<Chunk<T>>,
+    work: &Sender<Chunk<T>>,
+    progress: Option<&Progress>,
+    options: &PipelineOptions,
+) -> bool {
+    let input = Arc::clone(ranged.input());
+    let mut first = true;
+    loop {
+        let (piece, len, last) = match ranged.next(chunk.data_mut(), piece_bytes(options)) {
+            Ok(Next::Piece(piece, stored)) => {
+                if let Some(progress) = progress {
+                    progress.add_raw_bytes(stored);
+                }
+                (piece, 0, false)
+            }
+            Ok(Next::Filled(len)) => (Piece::Filled, len, false),
+            Ok(Next::End) => (Piece::Filled, 0, true),
+            Err(error) => {
+                chunk.failure = Some(InputFailure {
+                    what: "input failed",
+                    line: 0,
+                    offset: 0,
+                    error,
+                });
+                (Piece::Filled, 0, true)
+            }
+        };
+        let failed = chunk.failure.is_some();
+        chunk.piece = Some(PieceChunk {
+            input: Arc::clone(&input),
+            piece,
+            place: Place { first, last },
+            len,
+            head_end: 0,
+            tail_start: 0,
+            newlines: 0,
+        });
+        first = false;
+        if work.send(chunk).is_err() || failed {
+            return false;
+        }
+        if last {
+            return true;
+        }
+        match next_chunk(source) {
+            Some(next) => chunk = next,
+            None => return false,
+        }
+    }
+}
+
 /// Whether a source's reads may wait (standard input or a path to a pipe, a FIFO, a terminal,
 /// a socket, a character device), told without opening it.
 fn may_wait(source: &Source) -> bool {
@@ -753,17 +872,26 @@ fn finish_open(raw: Box<dyn Read>, progress: Option<Arc<Progress>>) -> io::Resul
     Ok(crate::io::decompressed(raw)?.1)
 }
 
+/// A worker's channels: chunks to work on, chunks done, and the writer's stop.
+type Channels<'a, T> = (
+    &'a Receiver<Chunk<T>>,
+    &'a Sender<Chunk<T>>,
+    &'a Receiver<()>,
+);
+
 /// A worker: chunks in, the operation over each line, chunks out, until the work runs out or
-/// the writer stops.
+/// the writer stops. A chunk of a source read in pieces is read and framed here first, and its
+/// lines numbered once the baton gives its base.
 fn work<Op: LineOperation>(
     op: &Op,
     names: &[String],
-    work: &Receiver<Chunk<Op::Tally>>,
-    done: &Sender<Chunk<Op::Tally>>,
-    stop: &Receiver<()>,
+    (work, done, stop): Channels<'_, Op::Tally>,
+    baton: &Baton,
+    max_line_bytes: usize,
     output_budget: usize,
 ) {
     let mut state = op.worker();
+    let mut pieces = PieceReader::default();
     loop {
         let mut chunk = select! {
             recv(work) -> chunk => match chunk {
@@ -773,15 +901,32 @@ fn work<Op: LineOperation>(
             recv(stop) -> _ => return,
         };
         let processed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            chunk.process(op, &mut state, &names[chunk.source], output_budget)
+            if let Some(place) = chunk.piece.as_ref().map(|p| p.place) {
+                // A panic before the counts are published leaves the chunks after this one
+                // waiting: the writer, told of the panic, aborts the baton.
+                let counts = chunk.read_piece(&mut pieces, max_line_bytes);
+                baton.publish(chunk.seq, place, counts);
+                match baton.base(chunk.seq) {
+                    Some(base) => chunk.base = base,
+                    None => return false,
+                }
+            }
+            chunk.process(op, &mut state, &names[chunk.source], output_budget);
+            true
         }));
         // A panic leaves the chunk half done and the state unknown: the chunk goes back marked,
         // so that the writer ends the run at once (a lost chunk would stall it forever), and
         // this worker ends.
-        let panicked = processed.err().map(|panic| panic_message(&*panic));
-        let last = panicked.is_some();
+        let (carry_on, panicked) = match processed {
+            Ok(carry_on) => (carry_on, None),
+            Err(panic) => (false, Some(panic_message(&*panic))),
+        };
+        // Stopping (the baton aborted): the writer wants nothing more.
+        if !carry_on && panicked.is_none() {
+            return;
+        }
         chunk.panic = panicked;
-        if done.send(chunk).is_err() || last {
+        if done.send(chunk).is_err() || !carry_on {
             return;
         }
     }
@@ -793,6 +938,21 @@ struct Writer<'a> {
     flush_each: bool,
     progress: Option<&'a Progress>,
     output_budget: usize,
+    max_line_bytes: usize,
+}
+
+/// What the writer keeps from chunk to chunk beside the run's total.
+struct Books<'o, 'w, Op: LineOperation> {
+    outputs: &'o mut Outputs<'w>,
+    books: Summary,
+    /// The writer's own worker state, made when it first works on lines.
+    state: Option<Op::Worker>,
+    /// The output of a line the writer joined (`straddle`).
+    joined: ChunkOutput<Op::Tally>,
+    /// The source whose first non-blank line is yet to be seen, for `not_json_lines`.
+    first_line_of: Option<usize>,
+    /// The outputs written to since they were last flushed, by index.
+    unflushed: Vec<bool>,
 }
 
 impl Writer<'_> {
@@ -806,17 +966,21 @@ impl Writer<'_> {
         free: &Sender<Chunk<Op::Tally>>,
         outputs: &mut Outputs<'_>,
     ) -> Result<Ending, PipelineError> {
-        let mut books = Summary::default();
+        let unflushed = vec![false; outputs.len()];
+        let mut run = Books::<Op> {
+            outputs,
+            books: Summary::default(),
+            state: None,
+            joined: ChunkOutput::new(Op::OUTPUTS),
+            first_line_of: Some(0),
+            unflushed,
+        };
         // Chunks that finished before an earlier one, by sequence number. At most the pool's
         // size.
         let mut waiting = std::collections::BTreeMap::<u64, Chunk<Op::Tally>>::new();
-        // The writer's own state for the rest of a chunk whose output reached its budget.
-        let mut state = None;
+        // The line that crosses from one piece of a source into the next.
+        let mut straddle = Straddle::new(self.max_line_bytes);
         let mut next = 0u64;
-        // The source whose first non-blank line is yet to be seen, for `not_json_lines`.
-        let mut first_line_of: Option<usize> = Some(0);
-        // The outputs written to since they were last flushed, by index.
-        let mut unflushed = vec![false; outputs.len()];
         for mut chunk in done {
             if let Some(message) = chunk.panic.take() {
                 return Err(self.panicked(&chunk, message));
@@ -824,34 +988,48 @@ impl Writer<'_> {
             waiting.insert(chunk.seq, chunk);
             while let Some(mut chunk) = waiting.remove(&next) {
                 next += 1;
-                if first_line_of.is_some_and(|source| source < chunk.source) {
-                    first_line_of = Some(chunk.source);
+                if run
+                    .first_line_of
+                    .is_some_and(|source| source < chunk.source)
+                {
+                    run.first_line_of = Some(chunk.source);
                 }
-                if first_line_of == Some(chunk.source) {
-                    if let Some(first) = chunk.first_content() {
-                        first_line_of = Some(chunk.source + 1);
-                        if let Some(kind) = InputKind::sniff(first) {
-                            let name = self.names[chunk.source].clone();
-                            books.not_json_lines.push((name, kind));
+                let piece = chunk.piece.as_ref().filter(|_| chunk.failure.is_none());
+                if let Some(piece) = piece {
+                    // The line that crossed into this piece ends at its first LF: it comes
+                    // before the piece's own lines.
+                    if piece.place.first {
+                        straddle.begin(0, true);
+                    }
+                    let (len, head_end, tail_start) = (piece.len, piece.head_end, piece.tail_start);
+                    if head_end == 0 {
+                        straddle.push(chunk.piece_bytes(0..len));
+                    } else {
+                        straddle.push(chunk.piece_bytes(0..head_end - 1));
+                        let line = straddle.finish(true, chunk.base.lines + 1);
+                        let line = line.expect("a terminated line is a line");
+                        if self.write_joined(op, total, &mut run, chunk.source, line)? {
+                            return Ok(Ending::Stopped(run.books));
                         }
+                        straddle.begin(chunk.base.bytes + tail_start as u64, false);
+                        straddle.push(chunk.piece_bytes(tail_start..len));
+                    }
+                }
+                if run.first_line_of == Some(chunk.source) {
+                    if let Some(first) = chunk.first_content() {
+                        self.sniff_first(&mut run, chunk.source, first);
                     }
                 }
                 loop {
                     op.settle(total, &mut chunk.out);
-                    write_chunk(&chunk.out, outputs, self.flush_each, &mut unflushed)
-                        .map_err(PipelineError::Output)?;
-                    books.merge(&chunk.out.summary);
-                    op.merge(total, &mut chunk.out.tally);
-                    if let Some(progress) = self.progress {
-                        progress.add_lines(chunk.out.summary.lines);
-                    }
+                    self.write_out(op, total, &mut run, &mut chunk.out)?;
                     if chunk.out.stop || !chunk.unfinished() {
                         break;
                     }
                     // Rare (outputs many times their input): the rest of the chunk, here, in
                     // parts of the budget, each written before the next is worked on.
                     chunk.clear_output();
-                    let state = state.get_or_insert_with(|| op.worker());
+                    let state = run.state.get_or_insert_with(|| op.worker());
                     let source = &self.names[chunk.source];
                     let processed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         chunk.process(op, state, source, self.output_budget)
@@ -863,13 +1041,21 @@ impl Writer<'_> {
                 // Handed off because its source went quiet: what the outputs hold goes out now,
                 // this chunk's and any before it.
                 if chunk.flush {
-                    flush_written(outputs, &mut unflushed).map_err(PipelineError::Output)?;
+                    flush_written(run.outputs, &mut run.unflushed)
+                        .map_err(PipelineError::Output)?;
                 }
-                books.bytes_in += chunk.bytes_in;
+                run.books.bytes_in += chunk.bytes_in;
                 if let Some(progress) = self.progress {
+                    if chunk.piece.is_some() {
+                        progress.add_bytes(chunk.bytes_in);
+                    }
                     progress.add_done_bytes(chunk.bytes_in);
                 }
-                if let Some(failure) = chunk.failure.take() {
+                if let Some(mut failure) = chunk.failure.take() {
+                    if chunk.piece.is_some() {
+                        // A piece that failed was not framed: where it starts is what was read.
+                        (failure.line, failure.offset) = (chunk.base.lines, chunk.base.bytes);
+                    }
                     return Err(PipelineError::Input {
                         source_name: self.names[chunk.source].clone(),
                         what: failure.what,
@@ -879,14 +1065,88 @@ impl Writer<'_> {
                     });
                 }
                 if chunk.out.stop {
-                    return Ok(Ending::Stopped(books));
+                    return Ok(Ending::Stopped(run.books));
+                }
+                // The end of a source read in pieces ends its last line, if it has no LF.
+                if chunk.piece.as_ref().is_some_and(|p| p.place.last) {
+                    if let Some(line) = straddle.finish(false, chunk.base.lines + 1) {
+                        if self.write_joined(op, total, &mut run, chunk.source, line)? {
+                            return Ok(Ending::Stopped(run.books));
+                        }
+                    }
                 }
                 // The reader may be gone (it sent its last chunk): the chunk is simply dropped.
                 let _ = free.send(chunk);
             }
         }
         debug_assert!(waiting.is_empty(), "every chunk came back");
-        Ok(Ending::Read(books))
+        Ok(Ending::Read(run.books))
+    }
+
+    /// Notes what the first non-blank line of `source` shows of the input's kind.
+    fn sniff_first<Op: LineOperation>(
+        &self,
+        run: &mut Books<'_, '_, Op>,
+        source: usize,
+        first: &[u8],
+    ) {
+        run.first_line_of = Some(source + 1);
+        if let Some(kind) = InputKind::sniff(first) {
+            let name = self.names[source].clone();
+            run.books.not_json_lines.push((name, kind));
+        }
+    }
+
+    /// Writes what a chunk's lines (or a joined line) put out, in input order, and adds up
+    /// their books and tally.
+    fn write_out<Op: LineOperation>(
+        &self,
+        op: &Op,
+        total: &mut Op::Total,
+        run: &mut Books<'_, '_, Op>,
+        out: &mut ChunkOutput<Op::Tally>,
+    ) -> Result<(), PipelineError> {
+        write_chunk(out, run.outputs, self.flush_each, &mut run.unflushed)
+            .map_err(PipelineError::Output)?;
+        run.books.merge(&out.summary);
+        op.merge(total, &mut out.tally);
+        if let Some(progress) = self.progress {
+            progress.add_lines(out.summary.lines);
+        }
+        Ok(())
+    }
+
+    /// Works on a line the writer joined across two pieces, and writes its output: true when
+    /// the operation asked to stop.
+    fn write_joined<Op: LineOperation>(
+        &self,
+        op: &Op,
+        total: &mut Op::Total,
+        run: &mut Books<'_, '_, Op>,
+        source: usize,
+        line: Line<'_>,
+    ) -> Result<bool, PipelineError> {
+        if run.first_line_of == Some(source) && line.kind != LineKind::Blank {
+            self.sniff_first(run, source, line.content);
+        }
+        let mut out = std::mem::replace(&mut run.joined, ChunkOutput::new(0));
+        out.clear();
+        let state = run.state.get_or_insert_with(|| op.worker());
+        let name = &self.names[source];
+        let processed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            chunk::apply(op, state, SourceLine { source: name, line }, &mut out);
+        }));
+        if let Err(panic) = processed {
+            return Err(PipelineError::Panicked {
+                place: format!("{name}: line {}", line.number),
+                message: panic_message(&*panic),
+            });
+        }
+        op.settle(total, &mut out);
+        self.write_out(op, total, run, &mut out)?;
+        let stop = out.stop;
+        run.joined = out;
+        Ok(stop)
     }
 
     #[cold]

@@ -48,6 +48,10 @@ impl Progress {
         self.lines.load(Ordering::Relaxed)
     }
 
+    pub(super) fn add_raw_bytes(&self, n: u64) {
+        self.raw_bytes.fetch_add(n, Ordering::Relaxed);
+    }
+
     pub(super) fn add_bytes(&self, n: u64) {
         self.bytes.fetch_add(n, Ordering::Relaxed);
     }

@@ -46,6 +46,7 @@ mod gen;
 mod hostile;
 mod json_test_suite;
 mod migrate;
+mod pieces;
 mod pipeline;
 #[cfg(feature = "proto")]
 mod proto;

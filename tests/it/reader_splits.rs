@@ -126,7 +126,7 @@ fn check(data: &[u8], sizes: &[usize], cap: usize, initial_capacity: usize) {
 }
 
 /// Bytes that matter to framing, often; anything, sometimes.
-fn byte() -> impl Strategy<Value = u8> {
+pub(crate) fn byte() -> impl Strategy<Value = u8> {
     prop_oneof![
         4 => Just(b'\n'),
         3 => Just(b'\r'),
@@ -141,7 +141,7 @@ fn byte() -> impl Strategy<Value = u8> {
 }
 
 /// A stream, starting with a BOM half of the time.
-fn short_stream() -> impl Strategy<Value = Vec<u8>> {
+pub(crate) fn short_stream() -> impl Strategy<Value = Vec<u8>> {
     (any::<bool>(), prop::collection::vec(byte(), 0..80)).prop_map(|(bom, body)| {
         if bom {
             [BOM, &body].concat()
@@ -153,7 +153,7 @@ fn short_stream() -> impl Strategy<Value = Vec<u8>> {
 
 /// A cap, and a stream of lines whose lengths sit next to that cap and to the kept prefix of a
 /// too-long line, with every kind of ending: the boundaries where framing goes wrong.
-fn long_case() -> impl Strategy<Value = (Vec<u8>, usize)> {
+pub(crate) fn long_case() -> impl Strategy<Value = (Vec<u8>, usize)> {
     let cap = prop_oneof![
         0usize..20,
         (TOO_LONG_PREFIX_BYTES - 1)..(TOO_LONG_PREFIX_BYTES + 2)

@@ -461,3 +461,79 @@ async fn stream_http(
         }
     }
 }
+
+/// An S3 object read at any offset, by ranged GETs that each ask for the ETag the object had
+/// when it was opened: the workers' reads of frame groups (`io::pieces`).
+pub struct RangedObject {
+    store: Arc<dyn ObjectStore>,
+    path: ObjectPath,
+    stamp: Stamp,
+    url: String,
+}
+
+impl RangedObject {
+    /// Opens an object (a HEAD request: its size and ETag).
+    pub fn open(bucket: &str, key: &str) -> io::Result<RangedObject> {
+        let stamp = stat_s3(bucket, key)?;
+        Ok(RangedObject {
+            store: store::s3(bucket)?,
+            path: object_path(key),
+            stamp,
+            url: super::Url::s3_join(bucket, key),
+        })
+    }
+
+    /// Its size when it was opened.
+    pub fn size(&self) -> u64 {
+        self.stamp.size
+    }
+}
+
+impl crate::io::pieces::Positioned for RangedObject {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let range = offset..offset + buf.len() as u64;
+        let (tx, mut rx) = mpsc::channel(SEGMENT_CHUNKS);
+        let (store, path, e_tag, url) = (
+            Arc::clone(&self.store),
+            self.path.clone(),
+            self.stamp.e_tag.clone(),
+            self.url.clone(),
+        );
+        let task = store::spawn(async move {
+            stream_segment(&*store, &path, range, e_tag, &url, tx).await;
+        });
+        let mut filled = 0;
+        let result = (|| {
+            while let Some(chunk) = rx.blocking_recv() {
+                let chunk = chunk?;
+                let end = filled + chunk.len();
+                // stream_segment checks the length; more than asked is a store's mistake.
+                let Some(place) = buf.get_mut(filled..end) else {
+                    return Err(io::Error::other(format!(
+                        "{}: a range of {} bytes came back longer",
+                        self.url,
+                        buf.len()
+                    )));
+                };
+                place.copy_from_slice(&chunk);
+                filled = end;
+            }
+            if filled < buf.len() {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "{}: a range of {} bytes came back with {filled}",
+                        self.url,
+                        buf.len()
+                    ),
+                ));
+            }
+            Ok(())
+        })();
+        task.abort();
+        result
+    }
+}
