@@ -21,7 +21,14 @@ and interleaved round by round (the machines are noisy: the medians are reported
                                   corpus), each beside validate at the same -j
   show, ID near the front / last  show stops reading at its match (seconds, not MB/s)
   import chokaq -j1 / -j2         migrate --from chokaq on gen --format chokaq rows
-  zstd -dc, validate -j2 on .zst  decompression, alone and under the pipeline
+  zstd -dc, validate -j2 on .zst  decompression, alone and under the pipeline (one frame)
+  seekable .zst                   the corpus as this tool writes it (gen -o X.zst: 4 MiB frames
+                                  and a seek table): zstd -dc and pzstd -d -p 2 of it, validate
+                                  -j1 / -j2 (frame groups decoded on the workers), migrate -j1 /
+                                  -j2 .zst -> .zst; and pzstd's own file (pzstd -p 2), by pzstd
+                                  -d -p 2 and by validate -j2
+  validate -j2, one reader        RDQ_ENVELOPE_READER=stream: the plain file read by one thread,
+                                  as before the workers read their own ranges
   jq select(.status=="DEAD")      for scale, on a 50 MB slice
   bare parse, validate -j1 / -j2  on the stacks corpus: strings of KBs, a \\n\\t pair per frame
 
@@ -220,6 +227,15 @@ def main():
     zst = corpus + ".zst"
     if not os.path.exists(zst):
         sh(f"zstd -q -T0 -3 -f {corpus} -o {zst}")
+    # The same lines as this tool writes them (gen is deterministic): seekable, 4 MiB frames.
+    seekable = os.path.join(args.dir, f"gen-{args.mb}mb-seekable.jsonl.zst")
+    if not os.path.exists(seekable):
+        sh(f"{BIN} gen -q --count {count} --seed 1 --invalid-rate {args.invalid_rate} -o {seekable}")
+    pzstd = shutil.which("pzstd")
+    pz = os.path.join(args.dir, f"gen-{args.mb}mb-pzstd.jsonl.zst")
+    if pzstd and not os.path.exists(pz):
+        sh(f"pzstd -q -p 2 -3 -f {corpus} -o {pz}")
+    migrated = os.path.join(args.dir, "migrated.jsonl.zst")
     slice_ = os.path.join(args.dir, "slice-50mb.jsonl")
     if not os.path.exists(slice_):
         # jq stops at the first line it cannot parse: give it the valid lines only.
@@ -296,6 +312,20 @@ def main():
          bare(2)),
         ("zstd -dc", f"zstd -dc {zst}", size, bare(1)),
         ("validate -j2 .zst", f"{v} -j2 {zst}", size, bare(2)),
+        ("validate -j2, one reader", f"env RDQ_ENVELOPE_READER=stream {v} -j2 {corpus}", size,
+         bare(2)),
+        ("zstd -dc seekable", f"zstd -dc {seekable}", size, bare(1)),
+        ("pzstd -d -p 2 seekable", f"pzstd -dc -p 2 {seekable}", size, bare(2)),
+        ("validate -j1 seekable", f"{v} -j1 {seekable}", size, bare(1)),
+        ("validate -j2 seekable", f"{v} -j2 {seekable}", size, bare(2)),
+        ("validate -j2 seekable, one reader",
+         f"env RDQ_ENVELOPE_READER=stream {v} -j2 {seekable}", size, bare(2)),
+        ("migrate -j1 seekable -> .zst", f"{BIN} migrate -q -j1 --to 1 {seekable} -o {migrated}",
+         size, bare(1)),
+        ("migrate -j2 seekable -> .zst", f"{BIN} migrate -q -j2 --to 1 {seekable} -o {migrated}",
+         size, bare(2)),
+        ("pzstd -d -p 2 pzstd's", f"pzstd -dc -p 2 {pz}", size, bare(2)),
+        ("validate -j2 pzstd's", f"{v} -j2 {pz}", size, bare(2)),
         (bare_stacks(1), f"{BARE} {stacks} 1", stacks_size, bare_stacks(1)),
         (bare_stacks(2), f"{BARE} {stacks} 2", stacks_size, bare_stacks(2)),
         ("validate stacks -j1", f"{v} -j1 {stacks}", stacks_size, bare_stacks(1)),
@@ -304,6 +334,8 @@ def main():
     ]
     if not shutil.which("jq"):
         runs.pop()
+    if not pzstd:
+        runs = [r for r in runs if "pzstd" not in r[0]]
     if args.only:
         wanted = args.only.split(",") + ["bare parse"]
         runs = [r for r in runs if any(w in r[0] for w in wanted)]
@@ -358,6 +390,17 @@ def main():
                       f"{mbps[name] / mbps[twin]:15.3f}")
         print()
     ratio("validate -j2 .zst", "zstd -dc")
+    for a, b in (("validate -j2 seekable", "zstd -dc seekable"),
+                 ("validate -j2 seekable", "pzstd -d -p 2 seekable"),
+                 ("validate -j2 seekable", "pzstd -d -p 2 pzstd's"),
+                 ("validate -j2 pzstd's", "pzstd -d -p 2 pzstd's"),
+                 ("validate -j2 seekable", "validate -j1 seekable"),
+                 ("validate -j2 seekable", "validate -j2 seekable, one reader"),
+                 ("migrate -j2 seekable -> .zst", "migrate -j1 seekable -> .zst"),
+                 ("migrate -j2 seekable -> .zst", "zstd -dc seekable"),
+                 ("validate -j2", "validate -j2, one reader"),
+                 ("validate -j2", "validate -j1")):
+        ratio(a, b)
     for j in (1, 2):
         ratio(f"filter -j{j}", f"validate -j{j}")
         ratio(f"stats -j{j}", f"validate -j{j}")
@@ -385,7 +428,10 @@ def main():
             continue
         rows_per_s = rows_chokaq / statistics.median(seconds[name])
         print(f"{name}: {rows_per_s:,.0f} rows/s ({rows_chokaq} rows, {size_chokaq / 1e6:.0f} MB)")
-    for name in ("validate -j1", "validate -j2", "validate -j2 .zst", "validate stacks -j2",
+    for name in ("validate -j1", "validate -j2", "validate -j2 .zst", "validate -j2, one reader",
+                 "validate -j1 seekable", "validate -j2 seekable",
+                 "validate -j2 seekable, one reader", "migrate -j2 seekable -> .zst",
+                 "validate -j2 pzstd's", "validate stacks -j2",
                  "dedupe first -j2", "dedupe newest -j2", "export csv -j2",
                  "export parquet -j2"):
         if peaks.get(name):

@@ -105,8 +105,11 @@ impl InputArgs {
 
     /// The worker count: `-j` (before the subcommand or after it), else `RDQ_ENVELOPE_JOBS`
     /// (set and not empty), else the machine's available parallelism. A bad value of the
-    /// variable is a usage error naming it, even where `-j` would be the default.
+    /// variable is a usage error naming it, even where `-j` would be the default; so is one of
+    /// `RDQ_ENVELOPE_READER`, which the same commands read.
     pub fn jobs(&self) -> anyhow::Result<usize> {
+        // Read by the commands that read envelopes, as this is: refused with the same words.
+        rdq_envelope::io::check_reader_setting().map_err(anyhow::Error::msg)?;
         if let Some(n) = self.jobs {
             return Ok(usize::from(n));
         }

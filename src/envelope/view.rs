@@ -187,6 +187,7 @@ impl<'e> EnvelopeRef<'e> {
     /// [`EnvelopeRef::to_owned`] with a worker's buffers: a line read again is parsed with
     /// `reread`'s parser, not a new one.
     #[cfg(feature = "stream")]
+    #[cfg_attr(not(feature = "proto"), allow(dead_code))]
     pub(crate) fn to_owned_with(self, reread: &mut owned_read::Reread) -> Envelope {
         match owned_read::from_valid_line_with(reread, self.line, self.version) {
             Some(envelope) => envelope,

@@ -351,23 +351,31 @@ impl Walk {
         }
     }
 
-    /// The stored bytes from `at`, at least `want` of them unless the input ends first.
+    /// The stored bytes from `at`, at least `want` of them unless the input ends first. Frames
+    /// are found front to back: the bytes before `at` are let go, and those after it that the
+    /// window already holds are not read again.
     fn window(&mut self, input: &dyn Positioned, at: u64, want: usize) -> io::Result<&[u8]> {
         let want = (want as u64).min(self.size - at) as usize;
-        let held_from = at.checked_sub(self.window_at).map(|o| o as usize);
-        let covered = held_from.is_some_and(|o| o + want <= self.window_len);
-        if !covered {
-            // Read afresh from `at`, at least a walk's read: frames are found front to back.
+        match at.checked_sub(self.window_at) {
+            Some(from) if from <= self.window_len as u64 => {
+                let from = from as usize;
+                self.window.copy_within(from..self.window_len, 0);
+                self.window_len -= from;
+            }
+            _ => self.window_len = 0,
+        }
+        self.window_at = at;
+        if self.window_len < want {
+            // At least a walk's read at a time, so a run of small frames costs few reads.
             let len = (want.max(WALK_READ) as u64).min(self.size - at) as usize;
             if self.window.len() < len {
                 self.window.resize(len, 0);
             }
-            input.read_exact_at(&mut self.window[..len], at)?;
-            self.window_at = at;
+            let held = self.window_len;
+            input.read_exact_at(&mut self.window[held..len], at + held as u64)?;
             self.window_len = len;
         }
-        let from = (at - self.window_at) as usize;
-        Ok(&self.window[from..from + want])
+        Ok(&self.window[..want])
     }
 
     /// The next group: frames until it holds a piece's bytes, never past [`GROUP_LIMIT`]

@@ -55,6 +55,8 @@ pub(crate) use waits::{path_may_wait, Waits};
 #[doc(hidden)]
 pub use alias::{check_aliases, AliasError, Named, Stream};
 #[doc(hidden)]
+pub use pieces::check_reader_setting;
+#[doc(hidden)]
 pub use reread::{between_reads, Rereadable};
 #[doc(hidden)]
 pub use temp::{forget_removal, remove_when_the_run_fails, temporary_folder};

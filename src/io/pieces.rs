@@ -45,6 +45,8 @@ impl Positioned for File {
 }
 
 /// The bytes of one chunk, as the reader hands them to a worker.
+// Without `compression`, no frames and no stream of the rest of a file are ever made.
+#[cfg_attr(not(feature = "compression"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Piece {
     /// `len` bytes of a plain input, from offset `at`.
@@ -62,6 +64,7 @@ pub(crate) enum Piece {
 }
 
 /// What a group of frames decodes to.
+#[cfg_attr(not(feature = "compression"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Decoded {
     /// This many bytes, as the seek table says: anything else is a damaged table or frame.
@@ -76,6 +79,7 @@ pub(crate) struct Ranged {
     plan: Plan,
 }
 
+#[cfg_attr(not(feature = "compression"), allow(dead_code))]
 enum Plan {
     /// A plain input: pieces of `piece_bytes` from `next` up to `size`.
     Plain {
@@ -169,10 +173,26 @@ fn fill(stream: &mut dyn Read, into: &mut Vec<u8>, want: usize) -> io::Result<us
     Ok(n)
 }
 
-/// Whether inputs may be read in pieces at all: `RDQ_ENVELOPE_READER=stream` reads every input
-/// as a stream on the reader thread, as before (to compare the two, docs/cli.md#environment).
+/// The variable that chooses how inputs are read: `pieces` (the default) or `stream`, every
+/// input as a stream on the reader thread, as before pieces (to compare the two,
+/// docs/cli.md#environment).
+pub const READER_ENV: &str = "RDQ_ENVELOPE_READER";
+
+/// Whether inputs may be read in pieces at all (`RDQ_ENVELOPE_READER` is not `stream`).
 pub(crate) fn pieces_allowed() -> bool {
-    std::env::var_os("RDQ_ENVELOPE_READER").is_none_or(|v| v != "stream")
+    std::env::var_os(READER_ENV).is_none_or(|v| v != "stream")
+}
+
+/// `RDQ_ENVELOPE_READER`'s value, unless it is unset, empty, `pieces` or `stream`: the command
+/// line refuses it (a usage error naming the variable).
+pub fn check_reader_setting() -> Result<(), String> {
+    match std::env::var_os(READER_ENV) {
+        Some(v) if !v.is_empty() && v != "pieces" && v != "stream" => Err(format!(
+            "{READER_ENV}={:?}: how inputs are read is `pieces` (the default) or `stream`",
+            v.to_string_lossy()
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// How `path` is read in pieces of about `piece_bytes`, or `None` to read it as a stream: see
@@ -256,6 +276,7 @@ fn ranged_object(_: super::Url<'_>, _: usize) -> io::Result<Option<Ranged>> {
 /// a zstd decoder.
 #[derive(Default)]
 pub(crate) struct PieceReader {
+    #[cfg(feature = "compression")]
     stored: Vec<u8>,
     #[cfg(feature = "compression")]
     decoder: Option<zstd::bulk::Decompressor<'static>>,

@@ -9,7 +9,8 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::s3::{server, S3};
-use crate::common::{gen_lines, scratch, stderr, without_seconds};
+use crate::common::writers::{comparable, fill, outputs_of, WRITERS};
+use crate::common::{gen_lines, scratch, stderr};
 
 /// Runs the configured binary with `args` (standard input empty).
 fn run(s3: &S3, args: &[&str]) -> Output {
@@ -24,142 +25,6 @@ fn run(s3: &S3, args: &[&str]) -> Output {
 
 fn zstd(bytes: &[u8]) -> Vec<u8> {
     zstd::stream::encode_all(bytes, 3).unwrap()
-}
-
-/// Each command that writes, with `{in}` for its input and `{out}/NAME` for its outputs.
-const WRITERS: &[&[&str]] = &[
-    &[
-        "validate",
-        "{in}",
-        "-o",
-        "{out}/report.txt",
-        "--rejects",
-        "{out}/rejects.jsonl",
-        "--valid-out",
-        "{out}/valid.jsonl.zst",
-        "--summary",
-        "{out}/summary.json",
-    ],
-    &[
-        "migrate",
-        "--to",
-        "2",
-        "{in}",
-        "-o",
-        "{out}/v2.jsonl.gz",
-        "--rejects",
-        "{out}/rejects.jsonl",
-        "--warnings-out",
-        "{out}/warnings.jsonl",
-    ],
-    &[
-        "filter",
-        "--status",
-        "DEAD",
-        "{in}",
-        "-o",
-        "{out}/dead.jsonl",
-        "--summary",
-        "{out}/s.json",
-    ],
-    &["export", "{in}", "-o", "{out}/tasks.csv"],
-    &["export", "{in}", "-o", "{out}/tasks.parquet"],
-    &[
-        "stats",
-        "--format",
-        "json",
-        "{in}",
-        "-o",
-        "{out}/stats.json",
-    ],
-    &[
-        "stats",
-        "--format",
-        "html",
-        "{in}",
-        "-o",
-        "{out}/stats.html",
-    ],
-    &[
-        "dedupe",
-        "{in}",
-        "{in}",
-        "-o",
-        "{out}/kept.jsonl",
-        "--dropped",
-        "{out}/dropped.jsonl",
-    ],
-    &[
-        "dedupe",
-        "--keep",
-        "newest",
-        "{in}",
-        "{in}",
-        "-o",
-        "{out}/newest.jsonl",
-    ],
-    &[
-        "sample",
-        "20",
-        "--seed",
-        "7",
-        "{in}",
-        "-o",
-        "{out}/sample.jsonl",
-    ],
-    &[
-        "redrive",
-        "--at",
-        "2030-01-01T00:00:00.000Z",
-        "{in}",
-        "-o",
-        "{out}/redrive.jsonl",
-    ],
-    &[
-        "gen",
-        "--count",
-        "50",
-        "--seed",
-        "3",
-        "-o",
-        "{out}/gen.jsonl.zst",
-    ],
-];
-
-fn outputs_of(args: &[&str]) -> Vec<String> {
-    args.iter()
-        .filter_map(|a| a.strip_prefix("{out}/"))
-        .map(str::to_owned)
-        .collect()
-}
-
-fn fill(args: &[&str], input: &str, out: &str) -> Vec<String> {
-    args.iter()
-        .map(|a| a.replace("{in}", input).replace("{out}", out))
-        .collect()
-}
-
-/// An output's bytes as they compare across the two runs: the input's name (in diagnostics
-/// and reject records) as the local run gives it.
-fn comparable(name: &str, bytes: &[u8], remote_in: &str, local_in: &str) -> Vec<u8> {
-    let text = String::from_utf8_lossy(bytes);
-    let bytes = if text.contains(remote_in) {
-        text.replace(remote_in, local_in).into_bytes()
-    } else {
-        bytes.to_vec()
-    };
-    let bytes = &bytes[..];
-    match name {
-        // Wall-clock time, and the report's "made at" line.
-        "summary.json" | "s.json" => without_seconds(bytes).into_bytes(),
-        "stats.html" => String::from_utf8_lossy(bytes)
-            .lines()
-            .filter(|l| !l.contains("generated") && !l.contains("seconds"))
-            .collect::<Vec<_>>()
-            .join("\n")
-            .into_bytes(),
-        _ => bytes.to_vec(),
-    }
 }
 
 #[test]

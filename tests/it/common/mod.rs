@@ -8,6 +8,7 @@ use std::io::Write;
 pub mod s3;
 #[cfg(feature = "s3")]
 pub mod unruly;
+pub mod writers;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
