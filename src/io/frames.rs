@@ -327,10 +327,11 @@ impl Walk {
                 Ok(len) => {
                     let frame = &view[..len];
                     let found = if is_skippable(frame) {
-                        Found::Skippable {
-                            at,
-                            len: len as u64,
-                        }
+                        // A run of skippable frames is one: however many a file holds, the
+                        // frames found ahead stay few.
+                        let end = self.skippable_run(input, at + len as u64)?;
+                        self.at = end;
+                        return Ok(Found::Skippable { at, len: end - at });
                     } else {
                         match zstd_safe::decompress_bound(frame) {
                             Ok(bound) if bound <= GROUP_LIMIT as u64 => Found::Frame {
@@ -349,6 +350,23 @@ impl Walk {
                 Err(_) => return Ok(Found::Stop { at }),
             }
         }
+    }
+
+    /// Where the run of skippable frames that goes on at `at` ends.
+    fn skippable_run(&mut self, input: &dyn Positioned, mut at: u64) -> io::Result<u64> {
+        while at < self.size {
+            let view = self.window(input, at, SKIPPABLE_HEADER as usize)?;
+            if !is_skippable(view) || view.len() < SKIPPABLE_HEADER as usize {
+                break;
+            }
+            let len = u64::from(u32::from_le_bytes([view[4], view[5], view[6], view[7]]));
+            let end = at + SKIPPABLE_HEADER + len;
+            if end > self.size {
+                break;
+            }
+            at = end;
+        }
+        Ok(at)
     }
 
     /// The stored bytes from `at`, at least `want` of them unless the input ends first. Frames
@@ -441,6 +459,7 @@ fn stored_from(input: Arc<dyn Positioned>, at: u64, size: u64) -> io::Result<imp
     Ok(OffsetErrors {
         inner: zstd::stream::read::Decoder::new(stored)?,
         base: at,
+        decoded: 0,
     })
 }
 
@@ -460,22 +479,36 @@ impl Read for PositionedReader {
     }
 }
 
-/// A decoder's errors, told where the stream it decodes began.
+/// A decoder's errors, told as the stream reader tells them (`corrupt zstd stream: ...`) and
+/// where the frames it decodes began.
 struct OffsetErrors<R> {
     inner: R,
     base: u64,
+    decoded: u64,
 }
 
 impl<R: Read> Read for OffsetErrors<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.inner.read(buf).map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!(
-                    "damaged zstd stream in the stored bytes from offset {}: {e}",
-                    self.base
-                ),
-            )
-        })
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.decoded += n as u64;
+                Ok(n)
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Err(e),
+            Err(e) => {
+                let what = match e.kind() {
+                    io::ErrorKind::UnexpectedEof => "truncated",
+                    _ => "corrupt",
+                };
+                Err(io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{what} zstd stream: {e} (the frames from stored byte offset {} on had \
+                         decoded {} bytes)",
+                        self.base, self.decoded
+                    ),
+                ))
+            }
+        }
     }
 }

@@ -1060,9 +1060,15 @@ impl Writer<'_> {
                     progress.add_done_bytes(chunk.bytes_in);
                 }
                 if let Some(mut failure) = chunk.failure.take() {
-                    if chunk.piece.is_some() {
-                        // A piece that failed was not framed: where it starts is what was read.
-                        (failure.line, failure.offset) = (chunk.base.lines, chunk.base.bytes);
+                    if let Some(piece) = &chunk.piece {
+                        // A piece that failed was not framed: the lines before it were read,
+                        // and the line in progress began where the single reader would say.
+                        let offset = if piece.place.first {
+                            0
+                        } else {
+                            straddle.offset()
+                        };
+                        (failure.line, failure.offset) = (chunk.base.lines, offset);
                     }
                     return Err(PipelineError::Input {
                         source_name: self.names[chunk.source].clone(),

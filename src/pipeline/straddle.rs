@@ -53,6 +53,12 @@ impl Straddle {
         self.bom_pending = source_start;
     }
 
+    /// Where the line begins in its source: where a failed read of the source stopped (the
+    /// line reader's offset then).
+    pub(super) fn offset(&self) -> u64 {
+        self.offset
+    }
+
     /// Adds bytes of the line (no LF among them).
     pub(super) fn push(&mut self, bytes: &[u8]) {
         let Some(&last) = bytes.last() else {

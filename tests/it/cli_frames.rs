@@ -282,3 +282,64 @@ fn s3_objects_with_a_seek_table_are_read_by_ranges_as_the_single_reader_does() {
         stderr(&out)
     );
 }
+
+/// `validate -j2` over `path`, in pieces and streamed: the same status, standard output and
+/// standard error (without the timing).
+fn validate_agrees(path: &Path) -> Output {
+    let args = ["-j", "2", "validate", path.to_str().unwrap()].map(str::to_owned);
+    let (pieces, streamed) = (run_on(bin(), &args, false), run_on(bin(), &args, true));
+    assert_eq!(
+        pieces.status.code(),
+        streamed.status.code(),
+        "{path:?}: {}",
+        stderr(&pieces)
+    );
+    assert!(pieces.stdout == streamed.stdout, "{path:?}");
+    // Where the decoder was, each says in its own words after the cause.
+    let said = |out: &Output| {
+        let text = untimed(&out.stderr);
+        text.split(" (the ").next().unwrap_or_default().to_owned()
+    };
+    assert_eq!(said(&pieces), said(&streamed), "{path:?}");
+    pieces
+}
+
+#[test]
+fn trailing_bytes_and_runs_of_skippable_frames_read_as_the_single_reader_reads_them() {
+    let dir = scratch("frames-trailing");
+    let data = lines();
+    let frames = dir.join("frames.jsonl.zst");
+    write_frames(
+        &frames,
+        &data,
+        &cuts(data.len(), 150_000),
+        Frames::Concatenated,
+    );
+    let good = fs::read(&frames).unwrap();
+    for (name, tail) in [
+        ("garbage.jsonl.zst", &b"trailing garbage"[..]),
+        ("zeros.jsonl.zst", &[0u8; 100][..]),
+    ] {
+        let path = dir.join(name);
+        fs::write(&path, [&good[..], tail].concat()).unwrap();
+        let out = validate_agrees(&path);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+    }
+    // 100,000 empty skippable frames between two frames of data, and at the end.
+    let skippable: Vec<u8> = (0..100_000)
+        .flat_map(|_| [0x5E, 0x2A, 0x4D, 0x18, 0, 0, 0, 0])
+        .collect();
+    let half = good.len() / 2;
+    let at = (0..good.len() - 4)
+        .filter(|&i| good[i..i + 4] == [0x28, 0xB5, 0x2F, 0xFD])
+        .find(|&i| i >= half)
+        .unwrap();
+    let path = dir.join("skippable.jsonl.zst");
+    fs::write(
+        &path,
+        [&good[..at], &skippable, &good[at..], &skippable].concat(),
+    )
+    .unwrap();
+    let out = validate_agrees(&path);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
