@@ -195,15 +195,32 @@ pub fn check_reader_setting() -> Result<(), String> {
     }
 }
 
-/// How `path` is read in pieces of about `piece_bytes`, or `None` to read it as a stream: see
-/// the module's documentation for which inputs are which.
-pub(crate) fn ranged(path: &Path, piece_bytes: usize) -> io::Result<Option<Ranged>> {
+/// How a source is read: in pieces, or as a stream the probe already opened (an object in
+/// storage, whose first bytes were read to tell its compression), or as the stream reader opens
+/// it.
+pub(crate) enum Opened {
+    Pieces(Ranged),
+    Stream(Box<dyn Read + Send>),
+    NotYet,
+}
+
+/// How `path` is read in pieces of about `piece_bytes`, or as a stream: see the module's
+/// documentation for which inputs are which.
+pub(crate) fn ranged(path: &Path, piece_bytes: usize) -> io::Result<Opened> {
     if !pieces_allowed() || !cfg!(unix) {
-        return Ok(None);
+        return Ok(Opened::NotYet);
     }
     if let Some(url) = super::location::parse_object(path)? {
         return ranged_object(url, piece_bytes);
     }
+    Ok(match ranged_file(path, piece_bytes)? {
+        Some(ranged) => Opened::Pieces(ranged),
+        None => Opened::NotYet,
+    })
+}
+
+/// A local file in pieces, or `None`.
+fn ranged_file(path: &Path, piece_bytes: usize) -> io::Result<Option<Ranged>> {
     // Asked of the path, not the opened file: opening a FIFO would wait for its writer.
     let Ok(meta) = std::fs::metadata(path) else {
         return Ok(None);
@@ -216,17 +233,14 @@ pub(crate) fn ranged(path: &Path, piece_bytes: usize) -> io::Result<Option<Range
     if size == 0 {
         return Ok(None);
     }
-    ranged_input(Arc::new(file), size, piece_bytes, true)
+    ranged_input(Arc::new(file), size, piece_bytes)
 }
 
-/// The plan for an input of `size` bytes that can be read at any offset; `local` says whether
-/// its frames may be walked when it has no seek table (a file may, an object may not: that
-/// would be a request per frame).
+/// The plan for a file of `size` bytes.
 fn ranged_input(
     input: Arc<dyn Positioned>,
     size: u64,
     piece_bytes: usize,
-    local: bool,
 ) -> io::Result<Option<Ranged>> {
     // Six bytes tell every format the stream reader tells (xz needs six).
     let mut magic = [0u8; 6];
@@ -234,16 +248,15 @@ fn ranged_input(
     input.read_exact_at(head, 0)?;
     let plan = match sniff(head) {
         // A format that is named and refused goes the stream's way, which says so.
-        Compression::None if local && super::decompress::unsupported(head).is_none() => {
-            Plan::Plain {
-                next: 0,
-                size,
-                piece_bytes: piece_bytes.max(1),
-            }
-        }
+        Compression::None if super::decompress::unsupported(head).is_none() => Plan::Plain {
+            next: 0,
+            size,
+            piece_bytes: piece_bytes.max(1),
+        },
         #[cfg(feature = "compression")]
         Compression::Zstd => {
-            match super::frames::Groups::plan(&*input, size, piece_bytes, local)? {
+            // A file's frames may be walked when it has no seek table.
+            match super::frames::Groups::plan(&*input, size, piece_bytes, true)? {
                 Some(groups) => Plan::Frames(groups),
                 None => return Ok(None),
             }
@@ -253,23 +266,46 @@ fn ranged_input(
     Ok(Some(Ranged { input, plan }))
 }
 
+/// An object in storage: an `s3://` object with a seek table in pieces; any other read as one
+/// stream, from the request that read its first bytes (no request more than the stream's own
+/// for an object that is not zstd).
 #[cfg(feature = "s3")]
-fn ranged_object(url: super::Url<'_>, piece_bytes: usize) -> io::Result<Option<Ranged>> {
+fn ranged_object(url: super::Url<'_>, piece_bytes: usize) -> io::Result<Opened> {
     let super::Url::S3 { bucket, key } = url else {
         // An http(s) URL is read as one streamed GET: it may not answer a range.
-        return Ok(None);
+        return Ok(Opened::NotYet);
     };
     let object = super::remote::RangedObject::open(bucket, key)?;
     let size = object.size();
-    if size == 0 {
-        return Ok(None);
+    let mut stream = object.stream()?;
+    let mut magic = [0u8; 4];
+    let mut n = 0;
+    while n < magic.len() {
+        match stream.read(&mut magic[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
-    ranged_input(Arc::new(object), size, piece_bytes, false)
+    #[cfg(feature = "compression")]
+    if sniff(&magic[..n]) == Compression::Zstd {
+        if let Some(groups) = super::frames::Groups::plan(&object, size, piece_bytes, false)? {
+            let plan = Plan::Frames(groups);
+            return Ok(Opened::Pieces(Ranged {
+                input: Arc::new(object),
+                plan,
+            }));
+        }
+    }
+    let _ = (size, piece_bytes);
+    let first = io::Cursor::new(magic).take(n as u64);
+    Ok(Opened::Stream(Box::new(first.chain(stream))))
 }
 
 #[cfg(not(feature = "s3"))]
-fn ranged_object(_: super::Url<'_>, _: usize) -> io::Result<Option<Ranged>> {
-    Ok(None)
+fn ranged_object(_: super::Url<'_>, _: usize) -> io::Result<Opened> {
+    Ok(Opened::NotYet)
 }
 
 /// A worker's means to read pieces, reused from one to the next: a buffer for stored bytes and
@@ -320,5 +356,29 @@ impl PieceReader {
             // The reader filled it; how much, the chunk says.
             Piece::Filled => Ok(0),
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_shrank_is_an_error_that_says_so() {
+        let path = std::env::temp_dir().join(format!("rdq-pieces-shrank-{}", std::process::id()));
+        std::fs::write(&path, b"0123456789").unwrap();
+        let file = File::open(&path).unwrap();
+        let mut buf = [0u8; 8];
+        file.read_exact_at(&mut buf, 2).unwrap();
+        assert_eq!(&buf, b"23456789");
+        let error = Positioned::read_exact_at(&file, &mut buf, 4).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::UnexpectedEof);
+        assert!(
+            error
+                .to_string()
+                .contains("before byte offset 12: it shrank"),
+            "{error}"
+        );
+        std::fs::remove_file(path).unwrap();
     }
 }

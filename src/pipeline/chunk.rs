@@ -267,30 +267,23 @@ impl<T> Chunk<T> {
                 bytes: piece.len as u64,
             };
         };
-        let mut start = first + 1;
-        // The line that ends at the first LF is the writer's; the ones after are numbered
-        // from 2 (the base is added when they are worked on).
+        // The line that ends at the first LF crossed into the piece: the writer joins it, but
+        // in a source's first piece it is whole, and framed here (after a BOM), so that line 1
+        // is judged first, as the single reader has it.
         let mut number = 1;
+        if piece.place.first {
+            let start = if data.starts_with(b"\xEF\xBB\xBF") {
+                3
+            } else {
+                0
+            };
+            self.held += push_span(&mut self.spans, data, start, first, number, max_line_bytes);
+        }
+        let mut start = first + 1;
+        // The lines after are numbered from 2 (the base is added when they are worked on).
         for end in lfs {
             number += 1;
-            let raw = end - start;
-            let cr = raw > 0 && data[end - 1] == b'\r';
-            let len = raw - usize::from(cr);
-            let (kind, kept) = if len > max_line_bytes {
-                (LineKind::TooLong, len.min(TOO_LONG_PREFIX_BYTES))
-            } else {
-                let kind = line_kind(&data[start..start + len]);
-                (kind, if kind == LineKind::Blank { 0 } else { len })
-            };
-            self.held += kept;
-            self.spans.push(LineSpan {
-                start,
-                kept,
-                len: len as u64,
-                number,
-                offset: start as u64,
-                kind,
-            });
+            self.held += push_span(&mut self.spans, data, start, end, number, max_line_bytes);
             start = end + 1;
         }
         (piece.head_end, piece.tail_start, piece.newlines) = (first + 1, start, number);
@@ -430,4 +423,35 @@ pub(super) fn apply<Op: LineOperation>(
         }
         Action::Reject => out.summary.rejected += 1,
     }
+}
+
+/// Records the line `data[start..end]` (`end` at its LF) as line `number` of a piece, by the line
+/// reader's rules (a CR before the LF is the terminator's; past the cap only a prefix is kept);
+/// returns the content bytes it keeps.
+fn push_span(
+    spans: &mut Vec<LineSpan>,
+    data: &[u8],
+    start: usize,
+    end: usize,
+    number: u64,
+    max_line_bytes: usize,
+) -> usize {
+    let raw = end - start;
+    let cr = raw > 0 && data[end - 1] == b'\r';
+    let len = raw - usize::from(cr);
+    let (kind, kept) = if len > max_line_bytes {
+        (LineKind::TooLong, len.min(TOO_LONG_PREFIX_BYTES))
+    } else {
+        let kind = line_kind(&data[start..start + len]);
+        (kind, if kind == LineKind::Blank { 0 } else { len })
+    };
+    spans.push(LineSpan {
+        start,
+        kept,
+        len: len as u64,
+        number,
+        offset: start as u64,
+        kind,
+    });
+    kept
 }

@@ -58,7 +58,7 @@ pub use summary::Summary;
 pub use crate::io::Source;
 
 use crate::framing::{InputKind, Line, LineKind, LineReader, Pinned, DEFAULT_MAX_LINE_BYTES};
-use crate::io::pieces::{self, Next, Piece, PieceReader, Ranged};
+use crate::io::pieces::{self, Next, Opened, Piece, PieceReader, Ranged};
 use crate::io::Waits;
 
 /// What a [`LineOperation`] did with a line: the books of the summary
@@ -640,8 +640,9 @@ fn read_sources<T: Default>(
             };
             chunk = next;
         }
+        let mut opened = None;
         match in_pieces(&source, options) {
-            Ok(Some(ranged)) => {
+            Ok(Opened::Pieces(ranged)) => {
                 let progress = progress.as_deref();
                 if !send_pieces(
                     index,
@@ -658,7 +659,8 @@ fn read_sources<T: Default>(
                 linger.sent(false, true);
                 continue;
             }
-            Ok(None) => {}
+            Ok(Opened::Stream(stream)) => opened = Some(stream),
+            Ok(Opened::NotYet) => {}
             Err(error) => {
                 chunk.failure = Some(InputFailure {
                     what: cannot(&error),
@@ -670,7 +672,7 @@ fn read_sources<T: Default>(
                 return;
             }
         }
-        let stream = match open(source, progress.clone()) {
+        let stream = match open(source, opened, progress.clone()) {
             Ok((stream, waits)) => {
                 linger.source(waits);
                 stream
@@ -762,12 +764,12 @@ fn piece_bytes(options: &PipelineOptions) -> usize {
 /// workers or more, and not under `--line-buffered`, which asks for a chunk per line. With
 /// one worker the reader thread reads, decompresses and frames beside it, as a second thread:
 /// measured, 1.23 times as fast as one worker doing all of it (docs/performance.md).
-fn in_pieces(source: &Source, options: &PipelineOptions) -> io::Result<Option<Ranged>> {
+fn in_pieces(source: &Source, options: &PipelineOptions) -> io::Result<Opened> {
     match source {
         Source::Path(path) if !options.line_buffered && options.jobs >= 2 => {
             pieces::ranged(path, piece_bytes(options))
         }
-        _ => Ok(None),
+        _ => Ok(Opened::NotYet),
     }
 }
 
@@ -839,12 +841,17 @@ fn may_wait(source: &Source) -> bool {
     }
 }
 
-/// Opens a source and undoes its compression (sniffed from its first bytes); with the
-/// descriptor to ask whether a read would wait, for a source whose reads may.
+/// Opens a source (unless `opened` holds its stream already: an object the probe for pieces
+/// opened) and undoes its compression (sniffed from its first bytes); with the descriptor to
+/// ask whether a read would wait, for a source whose reads may.
 fn open(
     source: Source,
+    opened: Option<Box<dyn Read + Send>>,
     progress: Option<Arc<Progress>>,
 ) -> io::Result<(Box<dyn Read>, Option<Waits>)> {
+    if let Some(stream) = opened {
+        return Ok((finish_open(stream, progress)?, None));
+    }
     let (raw, waits): (Box<dyn Read>, _) = match source {
         Source::Stdin => (Box::new(io::stdin()), Waits::stdin()),
         Source::Path(path) => {
@@ -1013,11 +1020,14 @@ impl Writer<'_> {
                     if head_end == 0 {
                         straddle.push(chunk.piece_bytes(0..len));
                     } else {
-                        straddle.push(chunk.piece_bytes(0..head_end - 1));
-                        let line = straddle.finish(true, chunk.base.lines + 1);
-                        let line = line.expect("a terminated line is a line");
-                        if self.write_joined(op, total, &mut run, chunk.source, line)? {
-                            return Ok(Ending::Stopped(run.books));
+                        // A source's first line, whole in its first piece, was the worker's.
+                        if !piece.place.first {
+                            straddle.push(chunk.piece_bytes(0..head_end - 1));
+                            let line = straddle.finish(true, chunk.base.lines + 1);
+                            let line = line.expect("a terminated line is a line");
+                            if self.write_joined(op, total, &mut run, chunk.source, line)? {
+                                return Ok(Ending::Stopped(run.books));
+                            }
                         }
                         straddle.begin(chunk.base.bytes + tail_start as u64, false);
                         straddle.push(chunk.piece_bytes(tail_start..len));

@@ -21,6 +21,7 @@ pub(crate) fn plain() -> Command {
         "CLICOLOR_FORCE",
         "RDQ_ENVELOPE_JOBS",
         "RDQ_ENVELOPE_SIMD",
+        "RDQ_ENVELOPE_READER",
     ] {
         command.env_remove(var);
     }

@@ -8,6 +8,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use crate::cli_conventions::{output, plain, with_env};
 use crate::common::writers::{comparable, fill, outputs_of, WRITERS};
 use crate::common::{bin, gen_lines, scratch, stderr, tool_or_skip};
 use crate::pieces::{write_frames, Frames};
@@ -342,4 +343,38 @@ fn trailing_bytes_and_runs_of_skippable_frames_read_as_the_single_reader_reads_t
     .unwrap();
     let out = validate_agrees(&path);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[test]
+fn rdq_envelope_reader_is_pieces_or_stream_and_anything_else_is_named() {
+    let dir = scratch("frames-reader-variable");
+    let input = dir.join("in.jsonl");
+    fs::write(&input, lines()).unwrap();
+    let input = input.to_str().unwrap();
+    let reference = output(plain(), &["-j", "2", "validate", "-q", input]);
+    assert_eq!(reference.status.code(), Some(1), "{}", stderr(&reference));
+    // Set but empty is unset.
+    for good in ["", "pieces", "stream"] {
+        let out = with_env(
+            &[("RDQ_ENVELOPE_READER", good)],
+            &["-j", "2", "validate", "-q", input],
+        );
+        assert_eq!(out.status.code(), Some(1), "{good:?}: {}", stderr(&out));
+        assert!(out.stdout == reference.stdout, "{good:?}");
+    }
+    // Checked before any input is opened, under -j too; a command that reads no envelopes
+    // never reads it.
+    for bad in ["junk", "Stream", " stream", "0"] {
+        let args = ["-j", "2", "validate", "-q", "/nonexistent/input.jsonl"];
+        let out = with_env(&[("RDQ_ENVELOPE_READER", bad)], &args);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("RDQ_ENVELOPE_READER") && err.contains(bad),
+            "{err}"
+        );
+        assert!(!err.contains("nonexistent"), "{err}");
+    }
+    let gen = with_env(&[("RDQ_ENVELOPE_READER", "junk")], &["gen", "--count", "1"]);
+    assert_eq!(gen.status.code(), Some(0), "{}", stderr(&gen));
 }

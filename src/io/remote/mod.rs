@@ -14,5 +14,7 @@ mod store;
 mod write;
 
 pub use super::location::Url;
-pub use read::{check_http, open_http, open_s3, stat_s3, ObjectReader, RangedObject, Stamp};
+pub use read::{
+    check_http, open_http, open_s3, stat_s3, stream_s3, ObjectReader, RangedObject, Stamp,
+};
 pub use write::{abort_live_uploads, ObjectUpload};

@@ -133,6 +133,13 @@ pub fn open_s3(bucket: &str, key: &str, expect: Option<&Stamp>) -> io::Result<Ob
             return Err(changed(&url));
         }
     }
+    stream_s3(bucket, key, stamp)
+}
+
+/// Reads an S3 object that was just asked about (`stamp`, from [`stat_s3`]) as a stream: the
+/// ranges ask for that ETag.
+pub fn stream_s3(bucket: &str, key: &str, stamp: Stamp) -> io::Result<ObjectReader> {
+    let url = super::Url::s3_join(bucket, key);
     let store: Arc<dyn ObjectStore> = store::s3(bucket)?;
     let path = object_path(key);
     let (tx, rx) = mpsc::channel(QUEUED_CHUNKS);
@@ -469,6 +476,8 @@ pub struct RangedObject {
     path: ObjectPath,
     stamp: Stamp,
     url: String,
+    bucket: String,
+    key: String,
 }
 
 impl RangedObject {
@@ -480,12 +489,19 @@ impl RangedObject {
             path: object_path(key),
             stamp,
             url: super::Url::s3_join(bucket, key),
+            bucket: bucket.to_owned(),
+            key: key.to_owned(),
         })
     }
 
     /// Its size when it was opened.
     pub fn size(&self) -> u64 {
         self.stamp.size
+    }
+
+    /// The object read as a stream from its start, under the same ETag (no second HEAD).
+    pub fn stream(&self) -> io::Result<ObjectReader> {
+        stream_s3(&self.bucket, &self.key, self.stamp.clone())
     }
 }
 
