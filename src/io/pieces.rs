@@ -198,6 +198,8 @@ pub fn check_reader_setting() -> Result<(), String> {
 /// How a source is read: in pieces, or as a stream the probe already opened (an object in
 /// storage, whose first bytes were read to tell its compression), or as the stream reader opens
 /// it.
+// Without `s3`, no object is probed, so no stream is opened here.
+#[cfg_attr(not(feature = "s3"), allow(dead_code))]
 pub(crate) enum Opened {
     Pieces(Ranged),
     Stream(Box<dyn Read + Send>),
