@@ -7,7 +7,10 @@ use std::path::PathBuf;
 pub enum Source {
     /// Standard input, named `<stdin>`.
     Stdin,
-    /// A file, named by its path as given.
+    /// A file, named by its path as given (or an `s3://` or `http(s)://` URL, with the `s3`
+    /// feature). With two workers or more, a regular file, a zstd file of several frames and an
+    /// `s3://` object with a seek table are read by the workers themselves, in pieces
+    /// (docs/cli.md#inputs, "Read in parallel"); the lines are the same.
     Path(PathBuf),
     /// Any byte stream (tests, embedders), with the name diagnostics give it.
     Reader {
