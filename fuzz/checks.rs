@@ -126,11 +126,19 @@ pub fn check_pipeline(data: &[u8]) {
     op.keep_valid = true;
     op.write_rejects = true;
     op.max_line_bytes = 300;
-    let run = |chunk_bytes: usize, jobs: usize| {
+    // The input is also a file, which two workers or more read in pieces: the same bytes out.
+    let path = std::env::temp_dir().join(format!("rdq-fuzz-pieces-{}", std::process::id()));
+    std::fs::write(&path, input).unwrap();
+    let name = path.display().to_string();
+    let run = |chunk_bytes: usize, jobs: usize, file: bool| {
         let (mut primary, mut valid, mut rejects) = (Vec::new(), Vec::new(), Vec::new());
-        let sources = vec![Source::Reader {
-            name: "fuzz".into(),
-            reader: Box::new(std::io::Cursor::new(input.to_vec())),
+        let sources = vec![if file {
+            Source::Path(path.clone())
+        } else {
+            Source::Reader {
+                name: name.clone(),
+                reader: Box::new(std::io::Cursor::new(input.to_vec())),
+            }
         }];
         let outputs = Outputs::none().to(output::PRIMARY, &mut primary).to(output::SECONDARY, &mut valid).to(output::REJECTS, &mut rejects);
         let mut options = PipelineOptions::default();
@@ -141,12 +149,15 @@ pub fn check_pipeline(data: &[u8]) {
         let books = pipeline::run(sources, &op, options, outputs, None).map(|(books, ())| books);
         (books.map_err(|e| e.to_string()), primary, valid, rejects)
     };
-    let whole = run(usize::MAX, 1);
-    let cut = run(1 + usize::from(*size) * 7, 1 + usize::from(*jobs % 4));
+    let whole = run(usize::MAX, 1, false);
+    let cut = run(1 + usize::from(*size) * 7, 1 + usize::from(*jobs % 4), false);
+    let pieces = run(1 + usize::from(*size) * 7, 2 + usize::from(*jobs % 3), true);
+    let _ = std::fs::remove_file(&path);
     if let Ok(books) = &whole.0 {
         assert!(books.balances());
     }
     assert!(whole == cut, "chunked output differs");
+    assert!(whole == pieces, "the file read in pieces differs");
 }
 
 /// A structured envelope for the fuzzer: a `gen` line of either version, with members of

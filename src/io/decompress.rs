@@ -113,7 +113,7 @@ fn may_begin_magic(prefix: &[u8]) -> bool {
 
 /// Reads until `buf` is full, the stream ends, or the bytes read so far fail `go_on`; returns
 /// how many bytes it holds.
-fn read_prefix<R: Read>(
+pub(super) fn read_prefix<R: Read>(
     rdr: &mut R,
     buf: &mut [u8],
     go_on: fn(&[u8]) -> bool,

@@ -209,7 +209,7 @@ pub(crate) enum Opened {
 /// How `path` is read in pieces of about `piece_bytes`, or as a stream: see the module's
 /// documentation for which inputs are which.
 pub(crate) fn ranged(path: &Path, piece_bytes: usize) -> io::Result<Opened> {
-    if !pieces_allowed() || !cfg!(unix) {
+    if !pieces_allowed() {
         return Ok(Opened::NotYet);
     }
     if let Some(url) = super::location::parse_object(path)? {
@@ -221,7 +221,15 @@ pub(crate) fn ranged(path: &Path, piece_bytes: usize) -> io::Result<Opened> {
     })
 }
 
+/// A local file in pieces, or `None`. (Positioned reads of a file are Unix's `pread`; elsewhere
+/// files are read as a stream.)
+#[cfg(not(unix))]
+fn ranged_file(_: &Path, _: usize) -> io::Result<Option<Ranged>> {
+    Ok(None)
+}
+
 /// A local file in pieces, or `None`.
+#[cfg(unix)]
 fn ranged_file(path: &Path, piece_bytes: usize) -> io::Result<Option<Ranged>> {
     // Asked of the path, not the opened file: opening a FIFO would wait for its writer.
     let Ok(meta) = std::fs::metadata(path) else {
@@ -281,15 +289,7 @@ fn ranged_object(url: super::Url<'_>, piece_bytes: usize) -> io::Result<Opened> 
     let size = object.size();
     let mut stream = object.stream()?;
     let mut magic = [0u8; 4];
-    let mut n = 0;
-    while n < magic.len() {
-        match stream.read(&mut magic[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
+    let n = super::decompress::read_prefix(&mut stream, &mut magic, |_| true)?;
     #[cfg(feature = "compression")]
     if sniff(&magic[..n]) == Compression::Zstd {
         if let Some(groups) = super::frames::Groups::plan(&object, size, piece_bytes, false)? {

@@ -661,32 +661,14 @@ fn read_sources<T: Default>(
             }
             Ok(Opened::Stream(stream)) => opened = Some(stream),
             Ok(Opened::NotYet) => {}
-            Err(error) => {
-                chunk.failure = Some(InputFailure {
-                    what: cannot(&error),
-                    line: 0,
-                    offset: 0,
-                    error,
-                });
-                let _ = work.send(chunk);
-                return;
-            }
+            Err(error) => return not_opened(chunk, error, work),
         }
         let stream = match open(source, opened, progress.clone()) {
             Ok((stream, waits)) => {
                 linger.source(waits);
                 stream
             }
-            Err(error) => {
-                chunk.failure = Some(InputFailure {
-                    what: cannot(&error),
-                    line: 0,
-                    offset: 0,
-                    error,
-                });
-                let _ = work.send(chunk);
-                return;
-            }
+            Err(error) => return not_opened(chunk, error, work),
         };
         // Reads of at least 64 KiB even when chunks are tiny (tests), so a stream is not read
         // in tiny pieces, and of at most 64 MiB: the reader allocates its target up front, and
@@ -744,6 +726,17 @@ fn read_sources<T: Default>(
             return;
         }
     }
+}
+
+/// Sends the chunk that says a source could not be opened: the run ends there.
+fn not_opened<T>(mut chunk: Chunk<T>, error: io::Error, work: &Sender<Chunk<T>>) {
+    chunk.failure = Some(InputFailure {
+        what: cannot(&error),
+        line: 0,
+        offset: 0,
+        error,
+    });
+    let _ = work.send(chunk);
 }
 
 /// What an error at a source's opening says it could not do.
