@@ -42,8 +42,14 @@ fn untimed(err: &[u8]) -> String {
 /// the same folder (outputs are named in standard error).
 fn every_writer_agrees(make: impl Fn() -> Command, input: &Path, dir: &Path) {
     let input = input.to_str().unwrap();
-    // `gen` reads nothing.
-    for (n, args) in WRITERS.iter().enumerate().filter(|(_, a)| a[0] != "gen") {
+    // `gen` reads nothing; `show` (which stops at its match, here in the middle of the input)
+    // and `convert` write too.
+    let others: &[&[&str]] = &[
+        &["show", MIDDLE_ID, "{in}"],
+        &["convert", "--to", "proto", "{in}", "-o", "{out}/x.pb"],
+    ];
+    let commands = WRITERS.iter().chain(others).filter(|a| a[0] != "gen");
+    for (n, args) in commands.enumerate() {
         let out = dir.join(format!("out{n}"));
         fs::create_dir_all(&out).unwrap();
         // Pieces are read with two workers or more (with one, both runs are the single reader).
@@ -96,6 +102,9 @@ fn every_writer_agrees(make: impl Fn() -> Command, input: &Path, dir: &Path) {
         }
     }
 }
+
+/// The ID of line 600 of [`lines`], for `show`.
+const MIDDLE_ID: &str = "01HWT2Q4WA3SSTP8QTWEV0DQJF";
 
 /// Lines with rejects among them, a BOM, a blank line and no LF at the end: every part of
 /// framing that crosses a piece's edge.
