@@ -16,8 +16,8 @@
 //!   lines, and the reader goes on in a spare one. A line's bytes are not copied and its end is
 //!   found once. The reader runs ahead of the workers, so neither reading nor decompression
 //!   stalls them.
-//!   A regular file, and a zstd file of several frames, are not read by the reader: it hands
-//!   out pieces (ranges, groups of whole frames: `io::pieces`) that each worker reads and
+//!   With two workers or more, a regular file and a zstd file of several frames are not read
+//!   by the reader: it hands out pieces (ranges, groups of whole frames: `io::pieces`) that each worker reads and
 //!   decodes itself, frames, and numbers once the baton (`baton.rs`) gives its base; the
 //!   writer joins the line that crosses each piece's edge (`straddle.rs`).
 //! * Each **worker** owns the operation's per-thread state (a JSON parser with its simd-json
