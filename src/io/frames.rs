@@ -4,7 +4,8 @@
 //! (`pzstd`'s files, concatenated `zstd` outputs): zstd's own `ZSTD_findFrameCompressedSize`
 //! and `ZSTD_decompressBound` over the stored bytes, read once by the reader thread.
 //!
-//! A group decodes to at most [`GROUP_LIMIT`], so that the pool of chunks stays bounded. A
+//! A group decodes to at most the run's group limit (`Sizes::group`, at most [`GROUP_LIMIT`]),
+//! so that the pool of chunks stays bounded. A
 //! walked frame that may decode to more, or that is damaged, ends the walk: the rest of the
 //! file is decoded as a stream by the reader thread, as the whole file was before (and a damaged
 //! frame is then the stream decoder's error, with its offset). A file of one frame is read as a
@@ -17,10 +18,11 @@ use std::sync::Arc;
 use zeekstd::{BytesWrapper, SeekTable};
 use zstd::zstd_safe;
 
-use super::pieces::{Decoded, Piece, Positioned};
+use super::pieces::{Decoded, Piece, Positioned, Sizes};
 
-/// The most one group of frames may decode to. `pzstd`'s frames are four windows of input:
-/// 8 MiB at its default level, 32 MiB at level 19; this tool's are 4 MiB by default.
+/// The most one group of frames may ever decode to (a run's limit may be lower:
+/// `Sizes::group`). `pzstd`'s frames are four windows of input: 8 MiB at its default level,
+/// 32 MiB at level 19; this tool's are 4 MiB by default.
 pub(crate) const GROUP_LIMIT: usize = 32 << 20;
 
 /// The largest seek table read: 64 MiB of entries, 5 million frames or more (20 TB at this
@@ -50,7 +52,7 @@ pub(crate) enum Step {
 /// The groups of one source.
 pub(crate) struct Groups {
     frames: Frames,
-    piece_bytes: usize,
+    sizes: Sizes,
 }
 
 enum Frames {
@@ -68,28 +70,32 @@ impl Groups {
     pub(crate) fn plan(
         input: &dyn Positioned,
         size: u64,
-        piece_bytes: usize,
+        sizes: Sizes,
         local: bool,
     ) -> io::Result<Option<Groups>> {
-        let piece_bytes = piece_bytes.clamp(1, GROUP_LIMIT);
+        let group = sizes.group.clamp(1, GROUP_LIMIT);
+        let sizes = Sizes {
+            piece: sizes.piece.clamp(1, group),
+            group,
+        };
         if let Some(table) = seek_table(input, size)? {
             if table.num_frames() < 2 {
                 return Ok(None);
             }
             // Every frame must fit in a group; a larger frame (`--zstd-frame 1G`) makes the
             // whole file a stream, as it was before.
-            if table.max_frame_size_decomp() > GROUP_LIMIT as u64 {
+            if table.max_frame_size_decomp() > group as u64 {
                 return Ok(None);
             }
             return Ok(Some(Groups {
                 frames: Frames::Table { table, next: 0 },
-                piece_bytes,
+                sizes,
             }));
         }
         if !local {
             return Ok(None);
         }
-        let mut walk = Walk::new(size);
+        let mut walk = Walk::new(size, group);
         // Two frames of data that can be decoded alone, or it is read as a stream.
         let mut data_frames = 0;
         for i in 0.. {
@@ -101,7 +107,7 @@ impl Groups {
             if data_frames == 2 {
                 return Ok(Some(Groups {
                     frames: Frames::Walk(walk),
-                    piece_bytes,
+                    sizes,
                 }));
             }
         }
@@ -111,8 +117,8 @@ impl Groups {
     /// The next group.
     pub(crate) fn next(&mut self, input: &Arc<dyn Positioned>) -> io::Result<Step> {
         match &mut self.frames {
-            Frames::Table { table, next } => table_group(table, next, self.piece_bytes),
-            Frames::Walk(walk) => walk.group(input, self.piece_bytes),
+            Frames::Table { table, next } => table_group(table, next, self.sizes),
+            Frames::Walk(walk) => walk.group(input, self.sizes.piece),
         }
     }
 }
@@ -186,8 +192,9 @@ fn seek_table(input: &dyn Positioned, size: u64) -> io::Result<Option<SeekTable>
 }
 
 /// The next group of the table's frames: frames from `next` until the group holds a piece's
-/// bytes, never past [`GROUP_LIMIT`] decoded.
-fn table_group(table: &SeekTable, next: &mut u32, piece_bytes: usize) -> io::Result<Step> {
+/// bytes, never past the group limit decoded.
+fn table_group(table: &SeekTable, next: &mut u32, sizes: Sizes) -> io::Result<Step> {
+    let piece_bytes = sizes.piece;
     if *next >= table.num_frames() {
         return Ok(Step::End);
     }
@@ -196,7 +203,7 @@ fn table_group(table: &SeekTable, next: &mut u32, piece_bytes: usize) -> io::Res
     let (mut compressed, mut decoded) = (0u64, 0u64);
     while *next < table.num_frames() {
         let d = table.frame_size_decomp(*next).map_err(table_error)?;
-        if *next > first && decoded + d > GROUP_LIMIT as u64 {
+        if *next > first && decoded + d > sizes.group as u64 {
             break;
         }
         compressed += table.frame_size_comp(*next).map_err(table_error)?;
@@ -278,6 +285,8 @@ enum Found {
 /// The frames of a file, found in order through a window of its stored bytes.
 struct Walk {
     size: u64,
+    /// The most a group, so a frame, may decode to.
+    group: usize,
     /// Where the next frame not yet in `ahead` starts.
     at: u64,
     /// Frames found and not yet grouped.
@@ -290,9 +299,10 @@ struct Walk {
 }
 
 impl Walk {
-    fn new(size: u64) -> Walk {
+    fn new(size: u64, group: usize) -> Walk {
         Walk {
             size,
+            group,
             at: 0,
             ahead: VecDeque::new(),
             window: Vec::new(),
@@ -334,7 +344,7 @@ impl Walk {
                         return Ok(Found::Skippable { at, len: end - at });
                     } else {
                         match zstd_safe::decompress_bound(frame) {
-                            Ok(bound) if bound <= GROUP_LIMIT as u64 => Found::Frame {
+                            Ok(bound) if bound <= self.group as u64 => Found::Frame {
                                 at,
                                 compressed: len as u64,
                                 bound,
@@ -346,7 +356,7 @@ impl Walk {
                     return Ok(found);
                 }
                 // The frame goes on past the window: a larger one, up to a group's worth.
-                Err(_) if !reaches_end && want < GROUP_LIMIT => want *= 2,
+                Err(_) if !reaches_end && want < self.group => want *= 2,
                 Err(_) => return Ok(Found::Stop { at }),
             }
         }
@@ -396,7 +406,7 @@ impl Walk {
         Ok(&self.window[..want])
     }
 
-    /// The next group: frames until it holds a piece's bytes, never past [`GROUP_LIMIT`]
+    /// The next group: frames until it holds a piece's bytes, never past the group limit
     /// decoded; skippable frames ride along (the decoder skips them).
     fn group(&mut self, input: &Arc<dyn Positioned>, piece_bytes: usize) -> io::Result<Step> {
         let (mut start, mut end, mut bound, mut frames) = (None, 0u64, 0u64, 0usize);
@@ -408,7 +418,7 @@ impl Walk {
                     compressed,
                     bound: b,
                 } => {
-                    if frames > 0 && bound + b > GROUP_LIMIT as u64 {
+                    if frames > 0 && bound + b > self.group as u64 {
                         break;
                     }
                     start.get_or_insert(at);

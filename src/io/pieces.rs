@@ -44,6 +44,14 @@ impl Positioned for File {
     }
 }
 
+/// How large pieces are: `piece`, about a chunk; `group`, the most a group of zstd frames may
+/// decode to (a frame larger than that is not decoded alone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Sizes {
+    pub piece: usize,
+    pub group: usize,
+}
+
 /// The bytes of one chunk, as the reader hands them to a worker.
 // Without `compression`, no frames and no stream of the rest of a file are ever made.
 #[cfg_attr(not(feature = "compression"), allow(dead_code))]
@@ -206,16 +214,16 @@ pub(crate) enum Opened {
     NotYet,
 }
 
-/// How `path` is read in pieces of about `piece_bytes`, or as a stream: see the module's
-/// documentation for which inputs are which.
-pub(crate) fn ranged(path: &Path, piece_bytes: usize) -> io::Result<Opened> {
+/// How `path` is read in pieces of `sizes`, or as a stream: see the module's documentation for
+/// which inputs are which.
+pub(crate) fn ranged(path: &Path, sizes: Sizes) -> io::Result<Opened> {
     if !pieces_allowed() {
         return Ok(Opened::NotYet);
     }
     if let Some(url) = super::location::parse_object(path)? {
-        return ranged_object(url, piece_bytes);
+        return ranged_object(url, sizes);
     }
-    Ok(match ranged_file(path, piece_bytes)? {
+    Ok(match ranged_file(path, sizes)? {
         Some(ranged) => Opened::Pieces(ranged),
         None => Opened::NotYet,
     })
@@ -224,13 +232,13 @@ pub(crate) fn ranged(path: &Path, piece_bytes: usize) -> io::Result<Opened> {
 /// A local file in pieces, or `None`. (Positioned reads of a file are Unix's `pread`; elsewhere
 /// files are read as a stream.)
 #[cfg(not(unix))]
-fn ranged_file(_: &Path, _: usize) -> io::Result<Option<Ranged>> {
+fn ranged_file(_: &Path, _: Sizes) -> io::Result<Option<Ranged>> {
     Ok(None)
 }
 
 /// A local file in pieces, or `None`.
 #[cfg(unix)]
-fn ranged_file(path: &Path, piece_bytes: usize) -> io::Result<Option<Ranged>> {
+fn ranged_file(path: &Path, sizes: Sizes) -> io::Result<Option<Ranged>> {
     // Asked of the path, not the opened file: opening a FIFO would wait for its writer.
     let Ok(meta) = std::fs::metadata(path) else {
         return Ok(None);
@@ -243,15 +251,11 @@ fn ranged_file(path: &Path, piece_bytes: usize) -> io::Result<Option<Ranged>> {
     if size == 0 {
         return Ok(None);
     }
-    ranged_input(Arc::new(file), size, piece_bytes)
+    ranged_input(Arc::new(file), size, sizes)
 }
 
 /// The plan for a file of `size` bytes.
-fn ranged_input(
-    input: Arc<dyn Positioned>,
-    size: u64,
-    piece_bytes: usize,
-) -> io::Result<Option<Ranged>> {
+fn ranged_input(input: Arc<dyn Positioned>, size: u64, sizes: Sizes) -> io::Result<Option<Ranged>> {
     // Six bytes tell every format the stream reader tells (xz needs six).
     let mut magic = [0u8; 6];
     let head = &mut magic[..size.min(6) as usize];
@@ -261,12 +265,12 @@ fn ranged_input(
         Compression::None if super::decompress::unsupported(head).is_none() => Plan::Plain {
             next: 0,
             size,
-            piece_bytes: piece_bytes.max(1),
+            piece_bytes: sizes.piece.max(1),
         },
         #[cfg(feature = "compression")]
         Compression::Zstd => {
             // A file's frames may be walked when it has no seek table.
-            match super::frames::Groups::plan(&*input, size, piece_bytes, true)? {
+            match super::frames::Groups::plan(&*input, size, sizes, true)? {
                 Some(groups) => Plan::Frames(groups),
                 None => return Ok(None),
             }
@@ -280,7 +284,7 @@ fn ranged_input(
 /// stream, from the request that read its first bytes (no request more than the stream's own
 /// for an object that is not zstd).
 #[cfg(feature = "s3")]
-fn ranged_object(url: super::Url<'_>, piece_bytes: usize) -> io::Result<Opened> {
+fn ranged_object(url: super::Url<'_>, sizes: Sizes) -> io::Result<Opened> {
     let super::Url::S3 { bucket, key } = url else {
         // An http(s) URL is read as one streamed GET: it may not answer a range.
         return Ok(Opened::NotYet);
@@ -292,7 +296,7 @@ fn ranged_object(url: super::Url<'_>, piece_bytes: usize) -> io::Result<Opened> 
     let n = super::decompress::read_prefix(&mut stream, &mut magic, |_| true)?;
     #[cfg(feature = "compression")]
     if sniff(&magic[..n]) == Compression::Zstd {
-        if let Some(groups) = super::frames::Groups::plan(&object, size, piece_bytes, false)? {
+        if let Some(groups) = super::frames::Groups::plan(&object, size, sizes, false)? {
             let plan = Plan::Frames(groups);
             return Ok(Opened::Pieces(Ranged {
                 input: Arc::new(object),
@@ -300,13 +304,13 @@ fn ranged_object(url: super::Url<'_>, piece_bytes: usize) -> io::Result<Opened> 
             }));
         }
     }
-    let _ = (size, piece_bytes);
+    let _ = (size, sizes);
     let first = io::Cursor::new(magic).take(n as u64);
     Ok(Opened::Stream(Box::new(first.chain(stream))))
 }
 
 #[cfg(not(feature = "s3"))]
-fn ranged_object(_: super::Url<'_>, _: usize) -> io::Result<Opened> {
+fn ranged_object(_: super::Url<'_>, _: Sizes) -> io::Result<Opened> {
     Ok(Opened::NotYet)
 }
 

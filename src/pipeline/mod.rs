@@ -58,7 +58,7 @@ pub use summary::Summary;
 pub use crate::io::Source;
 
 use crate::framing::{InputKind, Line, LineKind, LineReader, Pinned, DEFAULT_MAX_LINE_BYTES};
-use crate::io::pieces::{self, Next, Opened, Piece, PieceReader, Ranged};
+use crate::io::pieces::{self, Next, Opened, Piece, PieceReader, Ranged, Sizes};
 use crate::io::Waits;
 
 /// What a [`LineOperation`] did with a line: the books of the summary
@@ -473,9 +473,7 @@ pub fn run<Op: LineOperation>(
         .chunk_bytes
         .max(512)
         .saturating_mul(OUTPUT_BUDGET_FACTOR);
-    // Enough chunks that every worker has one, the reader fills one ahead and the writer
-    // drains one, plus slack so one slow chunk does not idle the others at once.
-    let pool = jobs + 2 + jobs.min(8);
+    let pool = pool_size(jobs);
     let names: Vec<String> = sources.iter().map(Source::name).collect();
     let stop = Arc::new(AtomicBool::new(false));
     // Made before any worker starts: making it may reset what the workers read of the run
@@ -753,6 +751,26 @@ fn piece_bytes(options: &PipelineOptions) -> usize {
     options.chunk_bytes.clamp(1, 64 << 20)
 }
 
+/// What the frame groups of all the chunks in flight may decode to together: 1 GiB.
+const GROUPS_IN_FLIGHT: usize = 1 << 30;
+
+/// The sizes of pieces: a chunk's, and groups of frames of at most a share of
+/// [`GROUPS_IN_FLIGHT`] per chunk of the pool (32 MiB up to `-j 22`, 4 MiB at `-j 256`), and
+/// never under 4 MiB, this tool's own frames.
+fn piece_sizes(options: &PipelineOptions) -> Sizes {
+    let share = GROUPS_IN_FLIGHT / pool_size(options.jobs.clamp(1, MAX_JOBS));
+    Sizes {
+        piece: piece_bytes(options),
+        group: share.clamp(4 << 20, 32 << 20),
+    }
+}
+
+/// The chunks of a run's pool: enough that every worker has one, the reader fills one ahead and
+/// the writer drains one, plus slack so one slow chunk does not idle the others at once.
+fn pool_size(jobs: usize) -> usize {
+    jobs + 2 + jobs.min(8)
+}
+
 /// How a source is read in pieces by the workers, if it is (`io::pieces`): a path, with two
 /// workers or more, and not under `--line-buffered`, which asks for a chunk per line. With
 /// one worker the reader thread reads, decompresses and frames beside it, as a second thread:
@@ -760,7 +778,7 @@ fn piece_bytes(options: &PipelineOptions) -> usize {
 fn in_pieces(source: &Source, options: &PipelineOptions) -> io::Result<Opened> {
     match source {
         Source::Path(path) if !options.line_buffered && options.jobs >= 2 => {
-            pieces::ranged(path, piece_bytes(options))
+            pieces::ranged(path, piece_sizes(options))
         }
         _ => Ok(Opened::NotYet),
     }
@@ -1212,4 +1230,28 @@ fn write_chunk<T>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_groups_in_flight_stay_near_a_gibibyte_at_any_jobs() {
+        let group = |jobs: usize| {
+            let mut options = PipelineOptions::default();
+            options.jobs = jobs;
+            piece_sizes(&options).group
+        };
+        assert_eq!(
+            (group(1), group(2), group(22)),
+            (32 << 20, 32 << 20, 32 << 20)
+        );
+        assert!(group(23) < 32 << 20);
+        assert_eq!((group(256), group(100_000)), (4 << 20, 4 << 20));
+        for jobs in 1..=MAX_JOBS {
+            let in_flight = pool_size(jobs) * group(jobs);
+            assert!(in_flight <= (1 << 30) + (64 << 20), "-j{jobs}: {in_flight}");
+        }
+    }
 }
