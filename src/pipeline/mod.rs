@@ -1239,8 +1239,10 @@ mod tests {
     #[test]
     fn frame_groups_in_flight_stay_near_a_gibibyte_at_any_jobs() {
         let group = |jobs: usize| {
-            let mut options = PipelineOptions::default();
-            options.jobs = jobs;
+            let options = PipelineOptions {
+                jobs,
+                ..PipelineOptions::default()
+            };
             piece_sizes(&options).group
         };
         assert_eq!(
