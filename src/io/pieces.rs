@@ -165,20 +165,11 @@ impl Ranged {
 }
 
 /// Reads up to `want` bytes of `stream` into the front of `into`: fewer only at its end.
-fn fill(stream: &mut dyn Read, into: &mut Vec<u8>, want: usize) -> io::Result<usize> {
+fn fill(mut stream: &mut dyn Read, into: &mut Vec<u8>, want: usize) -> io::Result<usize> {
     if into.len() < want {
         into.resize(want, 0);
     }
-    let mut n = 0;
-    while n < want {
-        match stream.read(&mut into[n..want]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
+    super::decompress::read_prefix(&mut stream, &mut into[..want], |_| true)
 }
 
 /// The variable that chooses how inputs are read: `pieces` (the default) or `stream`, every

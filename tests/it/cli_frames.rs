@@ -387,3 +387,23 @@ fn rdq_envelope_reader_is_pieces_or_stream_and_anything_else_is_named() {
     let gen = with_env(&[("RDQ_ENVELOPE_READER", "junk")], &["gen", "--count", "1"]);
     assert_eq!(gen.status.code(), Some(0), "{}", stderr(&gen));
 }
+
+#[test]
+fn a_frame_larger_than_a_group_and_the_rest_of_the_file_are_read_as_a_stream() {
+    let dir = scratch("frames-large");
+    // Over 5 MiB of lines: at -j 256 a group holds 4 MiB, so the third frame, all the rest,
+    // is decoded by the reader thread into the chunks, after two frames the workers decode.
+    let mut data = Vec::new();
+    while data.len() < 6 << 20 {
+        data.extend(lines());
+        data.push(b'\n');
+    }
+    let path = dir.join("large.jsonl.zst");
+    write_frames(&path, &data, &[100_001, 200_003], Frames::Concatenated);
+    let args = ["-j", "256", "validate", path.to_str().unwrap()].map(str::to_owned);
+    let (pieces, streamed) = (run_on(bin(), &args, false), run_on(bin(), &args, true));
+    assert_eq!(pieces.status.code(), Some(1), "{}", stderr(&pieces));
+    assert_eq!(pieces.status.code(), streamed.status.code());
+    assert!(pieces.stdout == streamed.stdout);
+    assert_eq!(untimed(&pieces.stderr), untimed(&streamed.stderr));
+}
