@@ -943,16 +943,15 @@ fn work<Op: LineOperation>(
         // A panic leaves the chunk half done and the state unknown: the chunk goes back marked,
         // so that the writer ends the run at once (a lost chunk would stall it forever), and
         // this worker ends.
-        let (carry_on, panicked) = match processed {
-            Ok(carry_on) => (carry_on, None),
-            Err(panic) => (false, Some(panic_message(&*panic))),
+        let panicked = match processed {
+            Ok(true) => None,
+            // Stopping (the baton aborted): the writer wants nothing more.
+            Ok(false) => return,
+            Err(panic) => Some(panic_message(&*panic)),
         };
-        // Stopping (the baton aborted): the writer wants nothing more.
-        if !carry_on && panicked.is_none() {
-            return;
-        }
+        let last = panicked.is_some();
         chunk.panic = panicked;
-        if done.send(chunk).is_err() || !carry_on {
+        if done.send(chunk).is_err() || last {
             return;
         }
     }

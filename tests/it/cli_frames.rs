@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 
 use crate::cli_conventions::{output, plain, with_env};
 use crate::common::writers::{comparable, fill, outputs_of, WRITERS};
-use crate::common::{bin, gen_lines, scratch, stderr, tool_or_skip};
+use crate::common::{bin, gen_lines, scratch, stderr, tool_or_skip, without_timings};
 use crate::pieces::{write_frames, Frames};
 
 /// Runs `args` on `command`; with the single reader when `stream`.
@@ -28,14 +28,7 @@ fn run_on(mut command: Command, args: &[String], stream: bool) -> Output {
 
 /// Standard error without the closing line's timing.
 fn untimed(err: &[u8]) -> String {
-    String::from_utf8_lossy(err)
-        .lines()
-        .map(|l| match l.find(" in ").filter(|_| l.contains("/s)")) {
-            Some(at) => &l[..at],
-            None => l,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    without_timings(&String::from_utf8_lossy(err))
 }
 
 /// Every command of [`WRITERS`] over `input`, in pieces and streamed, at `-j2` and `-j3`, into

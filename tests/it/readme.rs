@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::common;
-use common::tool_or_skip;
+use common::{tool_or_skip, without_timings};
 
 const SECTION: &str = "## Working through a DLQ export";
 
@@ -34,19 +34,6 @@ fn examples(readme: &str) -> Vec<(String, String)> {
         }
     }
     examples
-}
-
-/// The summary line's timing, which no two runs share.
-fn without_timings(text: &str) -> String {
-    text.lines()
-        .map(|line| match (line.find(" MB in "), line.rfind(" MB/s)")) {
-            (Some(at), Some(_)) if line.starts_with("rdq-envelope: ") => {
-                format!("{} MB in (time))", &line[..at])
-            }
-            _ => line.to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[test]

@@ -152,3 +152,16 @@ pub fn gen_lines(count: usize, seed: u64, version: Option<u8>, invalid_rate: f64
     assert!(out.status.success(), "{}", stderr(&out));
     out.stdout
 }
+
+/// The closing line's timing, which no two runs share.
+pub fn without_timings(text: &str) -> String {
+    text.lines()
+        .map(|line| match (line.find(" MB in "), line.rfind(" MB/s)")) {
+            (Some(at), Some(_)) if line.starts_with("rdq-envelope: ") => {
+                format!("{} MB in (time))", &line[..at])
+            }
+            _ => line.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
