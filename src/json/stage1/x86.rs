@@ -120,6 +120,12 @@ impl Classify for Avx2 {
         // SAFETY: as `classify`.
         unsafe { escape_letters_avx2(block) }
     }
+
+    #[inline(always)]
+    fn prefetch(at: *const u8) {
+        // SAFETY: a prefetch is a hint: it reads nothing and never faults, whatever `at` is.
+        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at.cast()) }
+    }
 }
 
 /// The prefix XOR as one carry-less multiplication by all ones: bit `i` of the product sums
