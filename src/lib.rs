@@ -164,8 +164,16 @@
 #[cfg(feature = "batch")]
 pub mod batch;
 pub mod catalogue;
+// The command line: what `src/main.rs` runs, and the Python module's `rdq-envelope` command
+// too (python/), in process. Not an API of the library: hidden, and outside its semver promise.
+// It uses the library as an outsider would: the `#[non_exhaustive]` options are made by
+// `Default` and then set, the one way an outsider can make them.
 #[cfg(feature = "stream")]
 pub mod chokaq;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+#[allow(missing_docs, unsafe_code, clippy::field_reassign_with_default)]
+pub mod cli;
 pub mod compliance;
 pub mod diagnostic;
 pub mod envelope;
@@ -189,6 +197,10 @@ pub mod report;
 pub mod schema;
 #[doc(hidden)]
 pub mod test_support;
+
+// The command line names the crate as the binary it was written for does: `rdq_envelope::...`.
+#[cfg(feature = "cli")]
+extern crate self as rdq_envelope;
 
 pub use diagnostic::{Diagnostic, ErrorCode, Severity};
 pub use envelope::{EnvelopeRules, OptionsError, RuleOptions, Verdict};

@@ -56,7 +56,7 @@ fn through(source: &str, tool: &str) -> String {
     let stdin = source == Source::Stdin.name();
     let mut replaced = stdin;
     let mut words = vec!["rdq-envelope".to_owned()];
-    for arg in std::env::args_os().skip(1) {
+    for arg in super::args_after_name() {
         let arg = arg.to_string_lossy();
         if !replaced && arg == source {
             replaced = true;

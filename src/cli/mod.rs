@@ -35,7 +35,9 @@ mod validate;
 mod version;
 mod where_guard;
 
+use std::ffi::OsString;
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
@@ -232,23 +234,46 @@ pub fn say(message: std::fmt::Arguments<'_>) -> std::io::Result<()> {
         .map_err(|e| std::io::Error::other(format!("<stderr>: write failed: {e}")))
 }
 
-/// Runs the command line and maps the outcome to the exit status.
+/// The arguments of the run, the program's name first: those of the process for the binary,
+/// `sys.argv` for the Python module's command (whose process is `python3`). Set once, by
+/// [`main_with_args`].
+static ARGS: OnceLock<Vec<OsString>> = OnceLock::new();
+
+/// The run's arguments after the program's name ([`ARGS`]; the process's before [`main_with_args`]).
+pub(crate) fn args_after_name() -> Vec<OsString> {
+    ARGS.get()
+        .cloned()
+        .unwrap_or_else(|| std::env::args_os().collect())
+        .into_iter()
+        .skip(1)
+        .collect()
+}
+
+/// Runs the command line on the process's arguments and maps the outcome to the exit status.
 pub fn main() -> ExitCode {
+    ExitCode::from(main_with_args(std::env::args_os().collect()))
+}
+
+/// Runs the command line on `args` (the program's name first) and returns the exit status
+/// (docs/cli.md#exit-status). Once per process: it installs the signal handlers and ends the
+/// process itself on a signal, as the binary does.
+pub fn main_with_args(args: Vec<OsString>) -> u8 {
+    let args = ARGS.get_or_init(|| args).clone();
     signals::install();
     // The version is made here, not in the derive: the commit and the SIMD paths would
     // otherwise also land in the man pages and completions, which are kept in the repository.
     let command = command()
         .version(version::short())
         .long_version(version::long());
-    let color = colour::ColorArg::from_raw_args(std::env::args_os());
-    let matches = match command.try_get_matches() {
+    let color = colour::ColorArg::from_raw_args(args.iter().cloned());
+    let matches = match command.try_get_matches_from(&args) {
         Ok(matches) => matches,
         // The version report says what a command would do: a value of RDQ_ENVELOPE_SIMD that
         // every command refuses is refused here too, not reported over.
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => {
             if let Err(refused) = preflight::simd_variable_is_known() {
                 let _ = say(format_args!("{refused}"));
-                return ExitCode::from(2);
+                return 2;
             }
             return usage(&e, color);
         }
@@ -260,11 +285,11 @@ pub fn main() -> ExitCode {
     };
     if let Err(e) = preflight::simd_variable_is_known() {
         let _ = say(format_args!("{e}"));
-        return ExitCode::from(2);
+        return 2;
     }
     if let Err(e) = preflight::globals_do_something(&matches) {
         let _ = say(format_args!("{e}"));
-        return ExitCode::from(2);
+        return 2;
     }
     // A panic is a bug, but still a run that did not complete: status 2, never 101, and the
     // outputs' temporary files removed as the stack unwinds.
@@ -276,16 +301,16 @@ pub fn main() -> ExitCode {
     // as they unwound, and the one way out (`ending.rs`) removes what none of them held.
     let _released = result.is_err().then(rdq_envelope::io::release_everything);
     match result {
-        Ok(Outcome::Clean) => ExitCode::SUCCESS,
-        Ok(Outcome::Rejected) => ExitCode::from(1),
+        Ok(Outcome::Clean) => 0,
+        Ok(Outcome::Rejected) => 1,
         Err(e) if is_broken_pipe(&e) => {
             // A closed standard output (`| head`) ends the run quietly. Every other output
             // turns a closed pipe into a plain write error (`OutputFile`), so this is stdout.
-            ExitCode::SUCCESS
+            0
         }
         Err(e) => {
             let _ = say(format_args!("{e:#}"));
-            ExitCode::from(2)
+            2
         }
     }
 }
@@ -349,7 +374,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// text could not be written: a full or failing standard output is status 2 (a closed one is
 /// still quiet). Coloured as `--color` (`color`, when given) and the environment say, as our
 /// own text is: clap's `print` would read `CLICOLOR_FORCE=0` as forcing colour.
-fn usage(e: &clap::Error, color: Option<colour::ColorArg>) -> ExitCode {
+fn usage(e: &clap::Error, color: Option<colour::ColorArg>) -> u8 {
     use std::io::Write;
     let text = e.render();
     let to_stderr = e.use_stderr();
@@ -369,9 +394,9 @@ fn usage(e: &clap::Error, color: Option<colour::ColorArg>) -> ExitCode {
     match written {
         Err(io) if io.kind() != std::io::ErrorKind::BrokenPipe => {
             let _ = say(format_args!("<stdout>: write failed: {io}"));
-            ExitCode::from(2)
+            2
         }
-        _ => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+        _ => u8::try_from(e.exit_code()).unwrap_or(2),
     }
 }
 

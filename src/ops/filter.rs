@@ -152,7 +152,7 @@ pub struct Predicates {
 
 /// Buffers a worker reuses from line to line for the predicates that decode text.
 #[derive(Debug, Default)]
-struct Scratch {
+pub(crate) struct Scratch {
     payload: Vec<u8>,
     decoded: String,
     fingerprinter: Fingerprinter,
@@ -162,7 +162,12 @@ impl Predicates {
     /// Whether a valid envelope of `version` matches. Each predicate reads only what it needs,
     /// and only the members its version defines; `envelope` reads them from the tape or from
     /// the single pass, the same way.
-    fn matches<'a>(&self, envelope: &EnvelopeRef<'a>, version: u32, scratch: &mut Scratch) -> bool {
+    pub(crate) fn matches<'a>(
+        &self,
+        envelope: &EnvelopeRef<'a>,
+        version: u32,
+        scratch: &mut Scratch,
+    ) -> bool {
         let any = |globs: &[Glob], value: &str| {
             globs.is_empty() || globs.iter().any(|g| g.matches(value))
         };

@@ -305,6 +305,10 @@ pub struct PipelineOptions {
     /// ready fills its chunks as before. (On Linux a pipe input is also widened to 256 KiB,
     /// whatever this says: fewer, larger reads.)
     pub linger: Option<Duration>,
+    /// Set to `true` from anywhere to end the run early: no chunk is read after it and the
+    /// run returns [`PipelineError::Cancelled`], never books that look complete. An embedder's
+    /// Ctrl-C (the Python module's); `None` runs to the end.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Default for PipelineOptions {
@@ -315,6 +319,7 @@ impl Default for PipelineOptions {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             line_buffered: false,
             linger: Some(DEFAULT_LINGER),
+            cancel: None,
         }
     }
 }
@@ -408,6 +413,9 @@ pub enum PipelineError {
     /// The system would not start the reader or any worker thread.
     #[error("cannot start the pipeline's threads")]
     Threads(#[source] io::Error),
+    /// [`PipelineOptions::cancel`] was set: the run ended before its inputs did.
+    #[error("interrupted")]
+    Cancelled,
     /// A thread of the pipeline panicked: a bug. The run is incomplete, whatever was written.
     #[error("{place}: internal error (a bug, please report it): {message}")]
     Panicked {
@@ -540,6 +548,7 @@ pub fn run<Op: LineOperation>(
             progress: progress.as_deref(),
             output_budget,
             max_line_bytes: options.max_line_bytes,
+            cancel: options.cancel.as_deref(),
         };
         let result = writer.write_in_order(op, &mut total, &done_rx, &free_tx, &mut outputs);
         if !matches!(result, Ok(Ending::Read(_))) {
@@ -612,7 +621,7 @@ fn read_sources<T: Default>(
 ) {
     let mut seq = 0u64;
     let mut next_chunk = |source: usize| -> Option<Chunk<T>> {
-        if stop.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) || cancelled(options.cancel.as_deref()) {
             return None;
         }
         let mut chunk = free.recv().ok()?;
@@ -964,6 +973,13 @@ struct Writer<'a> {
     progress: Option<&'a Progress>,
     output_budget: usize,
     max_line_bytes: usize,
+    /// [`PipelineOptions::cancel`].
+    cancel: Option<&'a AtomicBool>,
+}
+
+/// Whether the run was cancelled ([`PipelineOptions::cancel`]).
+fn cancelled(cancel: Option<&AtomicBool>) -> bool {
+    cancel.is_some_and(|c| c.load(Ordering::Relaxed))
 }
 
 /// What the writer keeps from chunk to chunk beside the run's total.
@@ -1007,6 +1023,9 @@ impl Writer<'_> {
         let mut straddle = Straddle::new(self.max_line_bytes);
         let mut next = 0u64;
         for mut chunk in done {
+            if cancelled(self.cancel) {
+                return Err(PipelineError::Cancelled);
+            }
             if let Some(message) = chunk.panic.take() {
                 return Err(self.panicked(&chunk, message));
             }
@@ -1112,6 +1131,10 @@ impl Writer<'_> {
                 // The reader may be gone (it sent its last chunk): the chunk is simply dropped.
                 let _ = free.send(chunk);
             }
+        }
+        // A reader that stopped for a cancel ended the chunks early: no complete books.
+        if cancelled(self.cancel) {
+            return Err(PipelineError::Cancelled);
         }
         debug_assert!(waiting.is_empty(), "every chunk came back");
         Ok(Ending::Read(run.books))

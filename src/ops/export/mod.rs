@@ -245,6 +245,28 @@ pub enum ExportFormat {
     Tsv,
     /// Apache Parquet, zstd-compressed, typed columns.
     Parquet,
+    /// Arrow record batches with Parquet's columns, handed one by one to the function given to
+    /// [`ExportOp::with_batches`]; nothing is written to the primary output (the Python
+    /// module's `read`). Needs the `parquet` feature, which brings Arrow.
+    Arrow,
+}
+
+/// Where [`ExportFormat::Arrow`]'s record batches go, one call each, on the pipeline's writer
+/// thread and in input order; `false` back ends the run after the chunk (the consumer went
+/// away). A call that blocks holds the run back: that is how a slow consumer bounds memory.
+#[cfg(feature = "parquet")]
+pub type BatchSink = std::sync::Arc<dyn Fn(arrow_array::RecordBatch) -> bool + Send + Sync>;
+
+/// An [`ExportOp`]'s [`BatchSink`], in a type `Debug` can show.
+#[cfg(feature = "parquet")]
+#[derive(Clone)]
+struct Deliver(BatchSink);
+
+#[cfg(feature = "parquet")]
+impl std::fmt::Debug for Deliver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BatchSink")
+    }
 }
 
 /// Why an export cannot be made or finished.
@@ -257,9 +279,12 @@ pub enum ExportError {
     /// No column at all.
     #[error("--fields: no field given")]
     NoFields,
-    /// Parquet asked of a library built without the `parquet` feature.
-    #[error("this build has no Parquet output (the `parquet` cargo feature is off)")]
+    /// Parquet or Arrow asked of a library built without the `parquet` feature.
+    #[error("this build has no Parquet or Arrow output (the `parquet` cargo feature is off)")]
     ParquetUnavailable,
+    /// [`ExportFormat::Arrow`] without [`ExportOp::with_batches`]: the batches would go nowhere.
+    #[error("an Arrow export needs a batch sink (ExportOp::with_batches)")]
+    NoBatchSink,
     /// The Parquet writer failed.
     #[error("parquet: {0}")]
     Parquet(String),
@@ -291,6 +316,13 @@ pub struct ExportOp {
     /// OWASP's advice on CSV injection has it. On by default. Parquet's typed columns are
     /// not affected.
     pub neutralize_formulas: bool,
+    /// [`ExportFormat::Arrow`]'s batches.
+    #[cfg(feature = "parquet")]
+    batches: Option<Deliver>,
+    /// Only the valid envelopes these match make rows; the others are filtered out, as
+    /// `filter` would (an error of the `--where` expression drops the line).
+    #[cfg(feature = "filter")]
+    filter: Option<crate::ops::Predicates>,
 }
 
 /// What the writer keeps of an export run, in input order: the run's total. [`ExportOp::finish`]
@@ -305,6 +337,12 @@ pub struct ExportTotal {
     /// footer; or why it could not be made.
     #[cfg(feature = "parquet")]
     parquet: Option<Result<parquet::ParquetSink, ExportError>>,
+    /// Arrow: the rows gathered into the next batch.
+    #[cfg(feature = "parquet")]
+    arrow: Option<parquet::ArrowBatches>,
+    /// Arrow: a batch could not be made (reported by [`ExportOp::finish`]).
+    #[cfg(feature = "parquet")]
+    arrow_failed: Option<String>,
 }
 
 impl ExportTotal {
@@ -339,7 +377,7 @@ impl ExportOp {
             parquet::ParquetSink::new(&fields)?;
         }
         #[cfg(not(feature = "parquet"))]
-        if format == ExportFormat::Parquet {
+        if matches!(format, ExportFormat::Parquet | ExportFormat::Arrow) {
             return Err(ExportError::ParquetUnavailable);
         }
         Ok(ExportOp {
@@ -349,7 +387,33 @@ impl ExportOp {
             write_rejects: false,
             max_line_bytes: crate::framing::DEFAULT_MAX_LINE_BYTES,
             neutralize_formulas: true,
+            #[cfg(feature = "parquet")]
+            batches: None,
+            #[cfg(feature = "filter")]
+            filter: None,
         })
+    }
+
+    /// Where [`ExportFormat::Arrow`]'s record batches go.
+    #[cfg(feature = "parquet")]
+    pub fn with_batches(mut self, sink: BatchSink) -> Self {
+        self.batches = Some(Deliver(sink));
+        self
+    }
+
+    /// Only rows of the valid envelopes `predicates` match; the others are counted as
+    /// filtered out.
+    #[cfg(feature = "filter")]
+    pub fn with_filter(mut self, predicates: crate::ops::Predicates) -> Self {
+        self.filter = Some(predicates);
+        self
+    }
+
+    /// The Arrow schema of the rows (Parquet's and [`ExportFormat::Arrow`]'s): the columns in
+    /// order, each nullable.
+    #[cfg(feature = "parquet")]
+    pub fn arrow_schema(&self) -> arrow_schema::SchemaRef {
+        parquet::schema(&self.fields)
     }
 
     /// The columns, in order.
@@ -388,7 +452,29 @@ impl ExportOp {
                 }
                 Err(ExportError::ParquetUnavailable)
             }
+            ExportFormat::Arrow => self.finish_arrow(total),
         }
+    }
+
+    /// [`ExportOp::finish`] for [`ExportFormat::Arrow`]: the rows still gathered, as the last
+    /// batch.
+    #[cfg(feature = "parquet")]
+    fn finish_arrow(&self, total: &mut ExportTotal) -> Result<Vec<u8>, ExportError> {
+        if let Some(failed) = total.arrow_failed.take() {
+            return Err(ExportError::Parquet(failed));
+        }
+        let (Some(batches), Some(Deliver(deliver))) = (&mut total.arrow, &self.batches) else {
+            return Err(ExportError::NoBatchSink);
+        };
+        if let Some(batch) = batches.finish()? {
+            deliver(batch);
+        }
+        Ok(Vec::new())
+    }
+
+    #[cfg(not(feature = "parquet"))]
+    fn finish_arrow(&self, _: &mut ExportTotal) -> Result<Vec<u8>, ExportError> {
+        Err(ExportError::ParquetUnavailable)
     }
 
     /// Hands every value of a valid envelope's row to `sink`, in column order.
@@ -619,6 +705,9 @@ fn grow(
 #[derive(Debug, Default)]
 struct Scratch {
     row: RowScratch,
+    /// The predicates' buffers ([`ExportOp::with_filter`]).
+    #[cfg(feature = "filter")]
+    filter: super::filter::Scratch,
 }
 
 /// A worker's reusable state.
@@ -669,6 +758,16 @@ impl ColumnValues {
         self.ends.push(self.text.len());
     }
 
+    /// Appends `other`'s rows.
+    #[cfg(feature = "parquet")]
+    fn extend(&mut self, other: &ColumnValues) {
+        let base = self.text.len();
+        self.numbers.extend_from_slice(&other.numbers);
+        self.text.push_str(&other.text);
+        self.ends.extend(other.ends.iter().map(|end| base + end));
+        self.valid.extend_from_slice(&other.valid);
+    }
+
     fn clear(&mut self) {
         self.numbers.clear();
         self.text.clear();
@@ -689,6 +788,9 @@ impl LineOperation for ExportOp {
             #[cfg(feature = "parquet")]
             parquet: (self.format == ExportFormat::Parquet)
                 .then(|| parquet::ParquetSink::new(&self.fields)),
+            #[cfg(feature = "parquet")]
+            arrow: (self.format == ExportFormat::Arrow)
+                .then(|| parquet::ArrowBatches::new(&self.fields)),
             ..ExportTotal::default()
         }
     }
@@ -701,6 +803,14 @@ impl LineOperation for ExportOp {
             scratch: Scratch::default(),
             csv: CsvRow::new(self.format),
         }
+    }
+
+    fn worker_stack_bytes(&self) -> Option<usize> {
+        #[cfg(feature = "filter")]
+        if self.filter.as_ref().is_some_and(|f| f.where_expr.is_some()) {
+            return Some(super::jq::EVAL_STACK_BYTES);
+        }
+        None
     }
 
     fn apply(
@@ -721,8 +831,20 @@ impl LineOperation for ExportOp {
             return super::reject(checked.verdict(), at, &line, out, self.write_rejects);
         };
         out.summary.tally_warnings(envelope.warnings());
+        #[cfg(feature = "filter")]
+        if let Some(predicates) = &self.filter {
+            let version = envelope.version();
+            let keep = predicates.matches(&envelope, version, &mut scratch.filter)
+                && predicates
+                    .where_expr
+                    .as_ref()
+                    .is_none_or(|expr| expr.eval(line.content) == super::WhereVerdict::Keep);
+            if !keep {
+                return Action::FilterOut;
+            }
+        }
         match self.format {
-            ExportFormat::Parquet => {
+            ExportFormat::Parquet | ExportFormat::Arrow => {
                 let tally = &mut out.tally;
                 if tally.columns.len() != self.fields.len() {
                     tally
@@ -772,6 +894,21 @@ impl LineOperation for ExportOp {
                 if let Some(Ok(sink)) = &mut total.parquet {
                     let (rows, tally) = out.buffer_and_tally(PRIMARY);
                     sink.append(tally, rows);
+                }
+                out.tally.rows = 0;
+                out.tally.columns.iter_mut().for_each(ColumnValues::clear);
+            }
+            ExportFormat::Arrow => {
+                #[cfg(feature = "parquet")]
+                if let (Some(batches), Some(Deliver(deliver))) = (&mut total.arrow, &self.batches) {
+                    match batches.append(&out.tally) {
+                        Ok(Some(batch)) => out.stop |= !deliver(batch),
+                        Ok(None) => {}
+                        Err(e) => {
+                            total.arrow_failed.get_or_insert(e.to_string());
+                            out.stop = true;
+                        }
+                    }
                 }
                 out.tally.rows = 0;
                 out.tally.columns.iter_mut().for_each(ColumnValues::clear);

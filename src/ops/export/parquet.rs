@@ -3,6 +3,9 @@
 //!
 //! Parquet is written front to back (the footer, with every offset, comes last), so it needs no
 //! seekable file: the bytes go through the run's ordinary output, atomic like every other.
+//!
+//! [`ArrowBatches`] is the same arrays without the file: record batches handed to an embedder
+//! (the Python module's `read`).
 
 use std::sync::Arc;
 
@@ -37,12 +40,7 @@ impl std::fmt::Debug for ParquetSink {
 impl ParquetSink {
     pub(super) fn new(fields: &[ExportField]) -> Result<Self, ExportError> {
         let types: Vec<ColumnType> = fields.iter().map(ExportField::column_type).collect();
-        let columns: Vec<Field> = fields
-            .iter()
-            .zip(&types)
-            .map(|(field, kind)| Field::new(field.name(), data_type(*kind), true))
-            .collect();
-        let schema = Arc::new(Schema::new(columns));
+        let schema = schema(fields);
         let level = ZstdLevel::try_new(3).map_err(|e| ExportError::Parquet(e.to_string()))?;
         let properties = WriterProperties::builder()
             .set_compression(Compression::ZSTD(level))
@@ -107,6 +105,75 @@ impl ParquetSink {
             .ok_or_else(|| ExportError::Parquet("the file was already finished".into()))?;
         writer
             .into_inner()
+            .map_err(|e| ExportError::Parquet(e.to_string()))
+    }
+}
+
+/// The Arrow schema of an export of `fields`: each column nullable, typed as
+/// [`ColumnType`] says.
+pub(super) fn schema(fields: &[ExportField]) -> SchemaRef {
+    let columns: Vec<Field> = fields
+        .iter()
+        .map(|field| Field::new(field.name(), data_type(field.column_type()), true))
+        .collect();
+    Arc::new(Schema::new(columns))
+}
+
+/// Rows gathered from the chunks into record batches of about [`ROW_GROUP_ROWS`] rows (fewer
+/// once their texts reach [`ROW_GROUP_BYTES`]), for [`super::ExportFormat::Arrow`].
+#[derive(Debug)]
+pub(super) struct ArrowBatches {
+    schema: SchemaRef,
+    types: Vec<ColumnType>,
+    /// The rows not yet in a batch, column by column.
+    pending: Vec<ColumnValues>,
+    rows: usize,
+}
+
+impl ArrowBatches {
+    pub(super) fn new(fields: &[ExportField]) -> Self {
+        ArrowBatches {
+            schema: schema(fields),
+            types: fields.iter().map(ExportField::column_type).collect(),
+            pending: (0..fields.len()).map(|_| ColumnValues::default()).collect(),
+            rows: 0,
+        }
+    }
+
+    /// Takes a chunk's rows; a batch when enough rows are gathered.
+    pub(super) fn append(
+        &mut self,
+        tally: &ExportTally,
+    ) -> Result<Option<RecordBatch>, ExportError> {
+        for (pending, values) in self.pending.iter_mut().zip(&tally.columns) {
+            pending.extend(values);
+        }
+        self.rows += tally.rows;
+        let bytes: usize = self.pending.iter().map(|c| c.text.len()).sum();
+        match self.rows >= ROW_GROUP_ROWS || bytes >= ROW_GROUP_BYTES {
+            true => self.take().map(Some),
+            false => Ok(None),
+        }
+    }
+
+    /// The rows gathered so far as one batch (`None` when there are none).
+    pub(super) fn finish(&mut self) -> Result<Option<RecordBatch>, ExportError> {
+        match self.rows {
+            0 => Ok(None),
+            _ => self.take().map(Some),
+        }
+    }
+
+    fn take(&mut self) -> Result<RecordBatch, ExportError> {
+        let arrays: Vec<ArrayRef> = self
+            .pending
+            .iter()
+            .zip(&self.types)
+            .map(|(values, kind)| array(values, *kind))
+            .collect();
+        self.pending.iter_mut().for_each(ColumnValues::clear);
+        self.rows = 0;
+        RecordBatch::try_new(Arc::clone(&self.schema), arrays)
             .map_err(|e| ExportError::Parquet(e.to_string()))
     }
 }

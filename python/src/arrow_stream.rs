@@ -1,0 +1,249 @@
+//! Record batches made by a run on threads of its own, handed to Python through the Arrow
+//! PyCapsule stream interface (`__arrow_c_stream__`): pyarrow, polars, DuckDB and pandas take
+//! the Arrow C stream itself, so no batch is copied on the way.
+//!
+//! The run and its consumer meet at a channel of one batch: a consumer that stops reading
+//! holds the run back (memory stays at a few batches whatever the input), and one that goes
+//! away (the stream dropped, `close()`) ends it at its next chunk.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::ffi::FFI_ArrowSchema;
+use arrow_schema::{ArrowError, SchemaRef};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+
+use crate::running::SIGNAL_POLL;
+
+/// What the run sends: its batches, then how it ended (the books as JSON, or why it failed).
+pub(crate) enum Message {
+    Batch(RecordBatch),
+    End(Result<String, PyErrText>),
+}
+
+/// A failed run's error: its code and message (a `PyErr` is made only on Python's side).
+pub(crate) struct PyErrText {
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// The run's end of the channel.
+pub(crate) fn channel() -> (Sender<Message>, Receiver<Message>) {
+    crossbeam_channel::bounded(1)
+}
+
+/// A stream of record batches, readable once: hand it to `pyarrow.table`,
+/// `polars.DataFrame`, `duckdb.sql` (by name) or anything that takes an Arrow C stream.
+#[pyclass(module = "rdq_envelope._native", name = "BatchStream")]
+pub(crate) struct BatchStream {
+    schema: SchemaRef,
+    receiving: Mutex<Option<Receiving>>,
+    ended: Arc<Mutex<Option<Result<String, PyErrText>>>>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl BatchStream {
+    pub(crate) fn new(schema: SchemaRef, rx: Receiver<Message>, cancel: Arc<AtomicBool>) -> Self {
+        let ended = Arc::new(Mutex::new(None));
+        BatchStream {
+            schema: Arc::clone(&schema),
+            receiving: Mutex::new(Some(Receiving {
+                schema,
+                rx,
+                cancel: Arc::clone(&cancel),
+                ended: Arc::clone(&ended),
+                done: false,
+            })),
+            ended,
+            cancel,
+        }
+    }
+}
+
+#[pymethods]
+impl BatchStream {
+    /// The Arrow C stream, in a capsule named `arrow_array_stream`; once per stream.
+    /// `requested_schema` is not used: the columns are those asked of `read`.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let taken = self.receiving.lock().map(|mut r| r.take());
+        let Ok(Some(receiving)) = taken else {
+            return Err(crate::error(
+                "USAGE",
+                "this stream was already read (a stream is read once): call read() again",
+            ));
+        };
+        let stream = FFI_ArrowArrayStream::new(Box::new(receiving));
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+
+    /// The schema, in a capsule named `arrow_schema` (`pyarrow.schema(stream)`).
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let schema = FFI_ArrowSchema::try_from(self.schema.as_ref())
+            .map_err(|e| crate::error("INTERNAL", e))?;
+        PyCapsule::new_with_value(py, schema, c"arrow_schema")
+    }
+
+    /// The run's books as JSON once the stream was read to its end; `None` before. A run
+    /// that failed raises its error here too.
+    fn books(&self) -> PyResult<Option<String>> {
+        match self.ended.lock().ok().as_deref() {
+            Some(Some(Ok(books))) => Ok(Some(books.clone())),
+            Some(Some(Err(e))) => Err(crate::error(e.code, &e.message)),
+            _ => Ok(None),
+        }
+    }
+
+    /// Ends the run (if it still runs) and drops what it holds; the stream cannot be read after.
+    /// (Dropping an unread stream ends its run too: no one is left to take its batches.)
+    fn close(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        if let Ok(mut receiving) = self.receiving.lock() {
+            receiving.take();
+        }
+    }
+}
+
+/// The consumer's end: an Arrow `RecordBatchReader` over the channel.
+struct Receiving {
+    schema: SchemaRef,
+    rx: Receiver<Message>,
+    cancel: Arc<AtomicBool>,
+    ended: Arc<Mutex<Option<Result<String, PyErrText>>>>,
+    done: bool,
+}
+
+impl Receiving {
+    fn end(&mut self, how: Result<String, PyErrText>) -> Option<Result<RecordBatch, ArrowError>> {
+        self.done = true;
+        let failed = how
+            .as_ref()
+            .err()
+            .map(|e| format!("{}: {}", e.code, e.message));
+        if let Ok(mut ended) = self.ended.lock() {
+            *ended = Some(how);
+        }
+        failed.map(|message| Err(ArrowError::ExternalError(message.into())))
+    }
+}
+
+impl Iterator for Receiving {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        loop {
+            // The GIL is released while waiting: the run may need it (a file-like input is
+            // read through Python), and so may the consumer's other threads.
+            let rx = &self.rx;
+            let got = Python::attach(|py| py.detach(|| rx.recv_timeout(SIGNAL_POLL)));
+            match got {
+                Ok(Message::Batch(batch)) => return Some(Ok(batch)),
+                Ok(Message::End(how)) => return self.end(how),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return self.end(Err(PyErrText {
+                        code: "INTERNAL",
+                        message: "the run ended without saying how (a bug, please report it)"
+                            .into(),
+                    }))
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if Python::attach(|py| py.check_signals()).is_err() {
+                self.cancel.store(true, Ordering::Relaxed);
+                // The interrupt was taken by the check: set it again, so that Python raises
+                // KeyboardInterrupt once the consumer has reported the stream's end.
+                // SAFETY: PyErr_SetInterrupt only sets a flag; it may be called from any
+                // thread, with or without the GIL.
+                unsafe { pyo3::ffi::PyErr_SetInterrupt() };
+                return self.end(Err(PyErrText {
+                    code: "INTERRUPTED",
+                    message: "interrupted (Ctrl-C)".into(),
+                }));
+            }
+        }
+    }
+}
+
+impl RecordBatchReader for Receiving {
+    fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.schema)
+    }
+}
+
+/// A small table held in memory (`validate`'s diagnostics), readable any number of times
+/// through the Arrow PyCapsule interface: `pyarrow.table(t)`, `polars.DataFrame(t)`.
+#[pyclass(module = "rdq_envelope._native", name = "Table", frozen)]
+pub(crate) struct Table {
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+}
+
+impl Table {
+    pub(crate) fn new(schema: SchemaRef, batches: Vec<RecordBatch>) -> Self {
+        Table { schema, batches }
+    }
+}
+
+#[pymethods]
+impl Table {
+    /// The Arrow C stream of the table's batches (they are shared, not copied).
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let batches = self.batches.clone().into_iter().map(Ok);
+        let reader = arrow_array::RecordBatchIterator::new(batches, Arc::clone(&self.schema));
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+
+    /// The schema, in a capsule named `arrow_schema`.
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let schema = FFI_ArrowSchema::try_from(self.schema.as_ref())
+            .map_err(|e| crate::error("INTERNAL", e))?;
+        PyCapsule::new_with_value(py, schema, c"arrow_schema")
+    }
+
+    /// The number of rows.
+    #[getter]
+    fn num_rows(&self) -> usize {
+        self.batches.iter().map(RecordBatch::num_rows).sum()
+    }
+
+    fn __len__(&self) -> usize {
+        self.num_rows()
+    }
+
+    /// The columns' names, in order.
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "rdq_envelope.Table({} rows: {})",
+            self.num_rows(),
+            self.column_names().join(", ")
+        )
+    }
+}
