@@ -8,6 +8,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchReader};
@@ -47,7 +48,14 @@ pub(crate) struct BatchStream {
 }
 
 impl BatchStream {
-    pub(crate) fn new(schema: SchemaRef, rx: Receiver<Message>, cancel: Arc<AtomicBool>) -> Self {
+    /// The stream of the run on thread `run`, which sends on `rx`'s channel and stops when
+    /// `cancel` is set.
+    pub(crate) fn new(
+        schema: SchemaRef,
+        rx: Receiver<Message>,
+        cancel: Arc<AtomicBool>,
+        run: JoinHandle<()>,
+    ) -> Self {
         let ended = Arc::new(Mutex::new(None));
         BatchStream {
             schema: Arc::clone(&schema),
@@ -57,6 +65,7 @@ impl BatchStream {
                 cancel: Arc::clone(&cancel),
                 ended: Arc::clone(&ended),
                 done: false,
+                run: Some(run),
             })),
             ended,
             cancel,
@@ -120,11 +129,29 @@ struct Receiving {
     cancel: Arc<AtomicBool>,
     ended: Arc<Mutex<Option<Result<String, PyErrText>>>>,
     done: bool,
+    /// The run's thread, joined before the stream is let go: a run left behind could call
+    /// into Python (a file-like input) while the interpreter shuts down.
+    run: Option<JoinHandle<()>>,
 }
 
 impl Receiving {
+    /// Stops the run and waits for its thread, the GIL released: its batches are refused
+    /// (the channel is closed) and it ends at its next line.
+    fn stop_the_run(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        self.rx = crossbeam_channel::never();
+        if let Some(run) = self.run.take() {
+            // The run catches its own panics (they end it with an error): a join error would
+            // only repeat one.
+            let _ = Python::attach(|py| py.detach(|| run.join()));
+        }
+    }
+
     fn end(&mut self, how: Result<String, PyErrText>) -> Option<Result<RecordBatch, ArrowError>> {
         self.done = true;
+        if how.is_err() {
+            self.stop_the_run();
+        }
         let failed = how
             .as_ref()
             .err()
@@ -161,18 +188,24 @@ impl Iterator for Receiving {
                 Err(RecvTimeoutError::Timeout) => {}
             }
             if Python::attach(|py| py.check_signals()).is_err() {
-                self.cancel.store(true, Ordering::Relaxed);
-                // The interrupt was taken by the check: set it again, so that Python raises
-                // KeyboardInterrupt once the consumer has reported the stream's end.
-                // SAFETY: PyErr_SetInterrupt only sets a flag; it may be called from any
-                // thread, with or without the GIL.
-                unsafe { pyo3::ffi::PyErr_SetInterrupt() };
+                // The interrupt was taken by the check: the stream ends with an error that says
+                // so, which the consumer raises (pyarrow: ArrowInvalid, "INTERRUPTED: ...").
+                // Setting the interrupt again would raise KeyboardInterrupt at a random later
+                // point, in the middle of the consumer's own error handling.
                 return self.end(Err(PyErrText {
                     code: "INTERRUPTED",
                     message: "interrupted (Ctrl-C)".into(),
                 }));
             }
         }
+    }
+}
+
+impl Drop for Receiving {
+    fn drop(&mut self) {
+        // Read to its end, the run is over; else (a consumer that stopped early, a stream
+        // never read) it is stopped here.
+        self.stop_the_run();
     }
 }
 

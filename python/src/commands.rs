@@ -268,8 +268,9 @@ pub(crate) fn read(
             };
             let _ = tx.send(Message::End(ended));
         });
-    spawned.map_err(|e| crate::error("INTERNAL", format!("cannot start a thread: {e}")))?;
-    Ok(BatchStream::new(schema, rx, cancel))
+    let run =
+        spawned.map_err(|e| crate::error("INTERNAL", format!("cannot start a thread: {e}")))?;
+    Ok(BatchStream::new(schema, rx, cancel, run))
 }
 
 /// `filter`'s predicates, as keyword arguments (a dict, every key present).

@@ -687,6 +687,10 @@ fn read_sources<T: Default>(
             match reader.next_pinned(&mut |holding| linger.quiet(holding)) {
                 Ok(Pinned::Line(line, start)) => {
                     chunk.push(&line, start);
+                    // A slow source fills a chunk slowly: a cancel is heard between its lines.
+                    if cancelled(options.cancel.as_deref()) {
+                        return;
+                    }
                     if !chunk.is_full(options.chunk_bytes) && !options.line_buffered {
                         continue;
                     }
