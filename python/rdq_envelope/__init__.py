@@ -88,7 +88,7 @@ class Validation:
     @property
     def valid(self) -> bool:
         """Whether every line was valid (``validate``'s status 0)."""
-        return self.books["rejected"] == 0
+        return bool(self.books["rejected"] == 0)
 
 
 @dataclass(frozen=True)

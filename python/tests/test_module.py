@@ -9,7 +9,7 @@ import json
 import re
 import subprocess
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import duckdb
 import pandas as pd
@@ -133,7 +133,9 @@ def test_read_through_polars_duckdb_and_pandas(sample: Path) -> None:
     frame = pl.DataFrame(rdq_envelope.read(sample))
     assert frame.to_arrow().equals(pl.from_arrow(want).to_arrow())  # type: ignore[union-attr]
     stream = rdq_envelope.read(sample, columns=["queue"])
-    counts = duckdb.sql("SELECT queue, count(*) AS n FROM stream GROUP BY queue ORDER BY queue").fetchall()
+    relation = duckdb.sql("SELECT queue, count(*) AS n FROM stream GROUP BY queue ORDER BY queue")
+    assert relation is not None
+    counts = relation.fetchall()
     by_queue = want.group_by("queue").aggregate([("queue", "count")]).to_pylist()
     assert counts == sorted((row["queue"], row["queue_count"]) for row in by_queue)
     if hasattr(pd.DataFrame, "from_arrow"):
@@ -145,7 +147,7 @@ def test_read_through_polars_duckdb_and_pandas(sample: Path) -> None:
 
 
 def test_read_predicates_keep_what_filter_keeps(sample: Path, scratch: Path) -> None:
-    cases = [
+    cases: List[Tuple[Dict[str, Any], List[str]]] = [
         ({"status": "dead"}, ["--status", "DEAD"]),
         ({"queue": ["billing.*", "notify.*"]}, ["--queue", "billing.*", "--queue", "notify.*"]),
         ({"where": ".attempt_count > 3"}, ["--where", ".attempt_count > 3"]),

@@ -328,7 +328,12 @@ fn on_a_deep_stack(
         std::thread::Builder::new()
             .name("rdq-main".into())
             .stack_size(rdq_envelope::ops::EVAL_STACK_BYTES)
-            .spawn_scoped(scope, move || command.take().map(|c| c()))
+            .spawn_scoped(scope, move || {
+                // Where the process is not Rust's own (the Python module's command), the
+                // thread has no alternate signal stack for where_guard's handler: given here.
+                let _alt = crate::pipeline::AltStack::install();
+                command.take().map(|c| c())
+            })
             .ok()
             .map(|thread| thread.join())
     });

@@ -31,12 +31,15 @@
 //! grown). A write error (a closed pipe, a full disk) stops the workers at once and the reader
 //! at its next chunk.
 
+mod alt_stack;
 mod baton;
 mod chunk;
 mod linger;
 mod progress;
 mod straddle;
 mod summary;
+
+pub(crate) use alt_stack::AltStack;
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -514,6 +517,8 @@ pub fn run<Op: LineOperation>(
                 builder = builder.stack_size(bytes);
             }
             let spawned = builder.spawn_scoped(scope, move || {
+                // A deep evaluation's fault handler needs a stack to run on.
+                let _alt = op.worker_stack_bytes().and_then(|_| AltStack::install());
                 let channels = (&work_rx, &done_tx, &stop_rx);
                 work(op, names, channels, baton, max_line_bytes, output_budget)
             });
