@@ -102,7 +102,10 @@ mod tests {
             let stack = AltStack::install().expect("installed");
             assert!(AltStack::install().is_none(), "a second one is not needed");
             drop(stack);
-            assert!(AltStack::install().is_some(), "given back, it can be had again");
+            assert!(
+                AltStack::install().is_some(),
+                "given back, it can be had again"
+            );
         })
         .join()
         .unwrap();
