@@ -309,6 +309,18 @@ def test_an_unwritable_output_fails_before_reading(sample: Path, scratch: Path) 
     assert raised.value.args[0] == "OUTPUT" and "no-such-folder" in raised.value.args[1]
 
 
+def test_a_full_device_and_a_folder_are_errors_with_their_codes(sample: Path, scratch: Path) -> None:
+    with pytest.raises(rdq_envelope.Error) as raised:
+        rdq_envelope.migrate(sample, "/dev/full", to=2)
+    assert raised.value.args[0] == "OUTPUT"
+    Path("folder").mkdir()
+    with pytest.raises(rdq_envelope.Error) as raised:
+        rdq_envelope.validate("folder")
+    assert raised.value.args[0] == "INPUT" and "folder" in raised.value.args[1]
+    with pytest.raises(ValueError, match="out.jsonl"):
+        rdq_envelope.migrate(sample, "out.jsonl", to=2, rejects="out.jsonl")
+
+
 def test_the_version_is_the_crates() -> None:
     def version(manifest: Path) -> str:
         found = re.search(r'(?m)^version = "([^"]+)"', manifest.read_text())

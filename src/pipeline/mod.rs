@@ -678,7 +678,13 @@ fn read_sources<T: Default>(
         let stream = match open(source, opened, progress.clone()) {
             Ok((stream, waits)) => {
                 linger.source(waits);
-                stream
+                match &options.cancel {
+                    Some(cancel) => Box::new(Cancellable {
+                        stream,
+                        cancel: Arc::clone(cancel),
+                    }),
+                    None => stream,
+                }
             }
             Err(error) => return not_opened(chunk, error, work),
         };
@@ -741,6 +747,23 @@ fn read_sources<T: Default>(
         if work.send(chunk).is_err() {
             return;
         }
+    }
+}
+
+/// A source read under [`PipelineOptions::cancel`]: each read asks first, so a cancel is
+/// heard within one read even inside a line that never ends (`/dev/zero`), where no chunk
+/// boundary comes. (The writer reports the run as cancelled, not as this read's failure.)
+struct Cancellable {
+    stream: Box<dyn Read>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Read for Cancellable {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(io::Error::other("the run was cancelled"));
+        }
+        self.stream.read(buf)
     }
 }
 
@@ -1285,6 +1308,60 @@ mod tests {
         for jobs in 1..=MAX_JOBS {
             let in_flight = pool_size(jobs) * group(jobs);
             assert!(in_flight <= (1 << 30) + (64 << 20), "-j{jobs}: {in_flight}");
+        }
+    }
+
+    /// Writes every line back.
+    struct Echo;
+
+    impl LineOperation for Echo {
+        type Worker = ();
+        type Tally = ();
+        type Total = ();
+        fn worker(&self) {}
+        fn total(&self) {}
+        fn apply(&self, _: &mut (), line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
+            out.buffer(0).extend_from_slice(line.line.content);
+            Action::Emit
+        }
+    }
+
+    /// A cancel ends a run over an input without end: lines that keep coming, and one line
+    /// that never ends (`/dev/zero`), where no chunk boundary comes. Never books that look
+    /// complete.
+    #[test]
+    fn a_cancel_ends_a_run_whose_input_never_ends() {
+        let lines = io::repeat(b'\n');
+        let zeros = io::repeat(0);
+        for (name, reader) in [
+            ("lines", Box::new(lines) as Box<dyn Read + Send>),
+            ("zeros", Box::new(zeros)),
+        ] {
+            let cancel = Arc::new(AtomicBool::new(false));
+            let options = PipelineOptions {
+                jobs: 2,
+                cancel: Some(Arc::clone(&cancel)),
+                ..PipelineOptions::default()
+            };
+            let setter = {
+                let cancel = Arc::clone(&cancel);
+                thread::spawn(move || {
+                    thread::sleep(Duration::from_millis(100));
+                    cancel.store(true, Ordering::Relaxed);
+                })
+            };
+            let sources = vec![Source::Reader {
+                name: name.into(),
+                reader,
+            }];
+            let started = std::time::Instant::now();
+            let result = run(sources, &Echo, options, Outputs::none(), None);
+            setter.join().unwrap();
+            assert!(
+                matches!(result, Err(PipelineError::Cancelled)),
+                "{name}: {result:?}"
+            );
+            assert!(started.elapsed() < Duration::from_secs(10), "{name}");
         }
     }
 }
