@@ -14,6 +14,7 @@ False
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 import os
@@ -216,6 +217,13 @@ def _predicates(
     min_redrives: Any,
     payload_contains: Any,
     where: Any,
+    since: Any = None,
+    until: Any = None,
+    failed_since: Any = None,
+    failed_until: Any = None,
+    header: Any = None,
+    fingerprint: Any = None,
+    error_message: Any = None,
 ) -> Dict[str, Any]:
     if where is not None and not isinstance(where, str):
         raise TypeError(f"where: expected a jq expression (str), not {_type_name(where)}")
@@ -237,7 +245,42 @@ def _predicates(
         "min_redrives": _count("min_redrives", min_redrives, low=0, high=2**32 - 1),
         "payload_contains": _strings("payload_contains", payload_contains),
         "where": where,
+        "since": _time("since", since),
+        "until": _time("until", until),
+        "failed_since": _time("failed_since", failed_since),
+        "failed_until": _time("failed_until", failed_until),
+        "header": _headers(header),
+        "fingerprint": _strings("fingerprint", fingerprint),
+        "error_message": _strings("error_message", error_message),
     }
+
+
+def _time(name: str, value: Any) -> Optional[str]:
+    """A time as the command line's time flags take it: a str in any of their forms (a
+    timestamp, a date, RFC 3339 with an offset, or `2h`, `3d` before now), or an aware
+    datetime."""
+    if value is None:
+        return None
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is None:
+            raise ValueError(f"{name}: a datetime without a time zone; give tzinfo (UTC)")
+        value = value.astimezone(datetime.timezone.utc)
+        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"{name}: expected a str, a date or an aware datetime, not {_type_name(value)}")
+
+
+def _headers(value: Any) -> List[Tuple[str, str]]:
+    if value is None:
+        return []
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise TypeError("header: expected a dict of header key to glob (str to str)")
+    return list(value.items())
 
 
 def _diagnostics(items: List[Dict[str, Any]]) -> List[Diagnostic]:
@@ -305,6 +348,13 @@ def read(
     min_redrives: Optional[int] = None,
     payload_contains: Any = None,
     where: Optional[str] = None,
+    since: Any = None,
+    until: Any = None,
+    failed_since: Any = None,
+    failed_until: Any = None,
+    header: Optional[Mapping[str, str]] = None,
+    fingerprint: Any = None,
+    error_message: Any = None,
     rejects: Any = None,
     threads: Optional[int] = None,
     max_line_bytes: Optional[int] = None,
@@ -337,6 +387,13 @@ def read(
         min_redrives=min_redrives,
         payload_contains=payload_contains,
         where=where,
+        since=since,
+        until=until,
+        failed_since=failed_since,
+        failed_until=failed_until,
+        header=header,
+        fingerprint=fingerprint,
+        error_message=error_message,
     )
     any_predicate = any(v not in (None, []) for v in predicates.values())
     common = _common(
@@ -427,6 +484,13 @@ def filter(  # noqa: A001 - the command's name
     min_redrives: Optional[int] = None,
     payload_contains: Any = None,
     where: Optional[str] = None,
+    since: Any = None,
+    until: Any = None,
+    failed_since: Any = None,
+    failed_until: Any = None,
+    header: Optional[Mapping[str, str]] = None,
+    fingerprint: Any = None,
+    error_message: Any = None,
     invert: bool = False,
     rejects: Any = None,
     threads: Optional[int] = None,
@@ -452,6 +516,13 @@ def filter(  # noqa: A001 - the command's name
         min_redrives=min_redrives,
         payload_contains=payload_contains,
         where=where,
+        since=since,
+        until=until,
+        failed_since=failed_since,
+        failed_until=failed_until,
+        header=header,
+        fingerprint=fingerprint,
+        error_message=error_message,
     )
     common = _common(
         source,

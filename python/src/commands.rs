@@ -17,8 +17,8 @@ use pyo3::prelude::*;
 use rdq_envelope::io::{check_aliases, commit_all, Named, OutputCompression, OutputFile, Stream};
 use rdq_envelope::ops::output::{PRIMARY, REJECTS, SECONDARY};
 use rdq_envelope::ops::{
-    ExportField, ExportFormat, ExportOp, FilterOp, Glob, GroupBy, MigrateOp, MigrateSource,
-    Predicates, ReportFormat, StatsOp, ValidateOp, Where, DEFAULT_FIELDS,
+    ExportField, ExportFormat, ExportOp, FilterOp, Fingerprint, Glob, GroupBy, MigrateOp,
+    MigrateSource, Predicates, ReportFormat, StatsOp, ValidateOp, Where, DEFAULT_FIELDS,
 };
 use rdq_envelope::pipeline::{
     self, LineOperation, Outputs, PipelineError, PipelineOptions, Summary,
@@ -290,6 +290,13 @@ pub(crate) struct FilterArgs {
     payload_contains: Vec<String>,
     #[pyo3(item("where"))]
     where_expr: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+    failed_since: Option<String>,
+    failed_until: Option<String>,
+    header: Vec<(String, String)>,
+    fingerprint: Vec<String>,
+    error_message: Vec<String>,
 }
 
 impl FilterArgs {
@@ -311,6 +318,49 @@ impl FilterArgs {
             Some(expr) => Some(Where::new(expr).map_err(|e| usage(format!("where: {e}")))?),
             None => None,
         };
+        // The times as the command line reads them (its forms, `2h` before now included).
+        let time = |name: &str, text: &Option<String>| {
+            rdq_envelope::cli::time::parse_opt(name, text).map_err(|e| usage(format!("{e:#}")))
+        };
+        p.since = time("since", &self.since)?;
+        p.until = time("until", &self.until)?;
+        p.failed_since = time("failed_since", &self.failed_since)?;
+        p.failed_until = time("failed_until", &self.failed_until)?;
+        for (from, to, names) in [
+            (p.since, p.until, ("since", "until")),
+            (
+                p.failed_since,
+                p.failed_until,
+                ("failed_since", "failed_until"),
+            ),
+        ] {
+            if let (Some(from), Some(to)) = (from, to) {
+                if from >= to {
+                    return Err(usage(format!(
+                        "{} is not before {} (the range is half-open), so no envelope would match",
+                        names.0, names.1
+                    )));
+                }
+            }
+        }
+        for (key, glob) in self.header {
+            if key.is_empty() {
+                return Err(usage("header: an empty key, which no valid envelope has"));
+            }
+            p.header.push((key, Glob::new(&glob)));
+        }
+        for hex in &self.fingerprint {
+            p.fingerprint.push(Fingerprint::parse(hex).ok_or_else(|| {
+                usage(format!(
+                    "fingerprint: {hex:?} is not 12 hex digits, as stats(by=\"fingerprint\") gives them"
+                ))
+            })?);
+        }
+        for pattern in &self.error_message {
+            let regex = regex::Regex::new(pattern)
+                .map_err(|e| usage(format!("error_message: {pattern:?}: {e}")))?;
+            p.error_message.push(regex);
+        }
         Ok(p)
     }
 }

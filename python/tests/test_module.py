@@ -4,6 +4,7 @@ same report as ``stats --format json``; through pyarrow, polars, DuckDB and pand
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 import re
@@ -152,6 +153,11 @@ def test_read_predicates_keep_what_filter_keeps(sample: Path, scratch: Path) -> 
         ({"queue": ["billing.*", "notify.*"]}, ["--queue", "billing.*", "--queue", "notify.*"]),
         ({"where": ".attempt_count > 3"}, ["--where", ".attempt_count > 3"]),
         ({"min_attempts": 2, "outcome": "permanent_failure"}, ["--min-attempts", "2", "--outcome", "PERMANENT_FAILURE"]),
+        ({"error_message": "certification path"}, ["--error-message", "certification path"]),
+        ({"fingerprint": "455ff875f6f1"}, ["--fingerprint", "455ff875f6f1"]),
+        ({"header": {"tenant": "acme-*", "rdq.source": "checkout*"}}, ["--header", "tenant=acme-*", "--header", "rdq.source=checkout*"]),
+        ({"since": "2024-05-01T12:10:00.000Z", "until": dt.date(2024, 5, 2)}, ["--since", "2024-05-01T12:10:00.000Z", "--until", "2024-05-02"]),
+        ({"failed_until": dt.datetime(2024, 5, 1, 14, 30, tzinfo=dt.timezone.utc)}, ["--failed-until", "2024-05-01T14:30:00.000Z"]),
     ]
     for kwargs, flags in cases:
         cli("filter", *flags, "-o", "kept.jsonl", str(sample), check_status=1)
@@ -296,6 +302,13 @@ def test_stats_is_the_json_report(sample: Path, scratch: Path) -> None:
         ({"min_attempts": 5, "max_attempts": 2}, ValueError, "min_attempts"),
         ({"require_version": 7}, ValueError, "require_version"),
         ({"queue_limits": {"q": "big"}}, TypeError, "queue_limits"),
+        ({"since": "yesterday-ish"}, ValueError, "since"),
+        ({"since": dt.datetime(2024, 5, 1)}, ValueError, "since"),
+        ({"since": "2024-05-02", "until": "2024-05-01"}, ValueError, "since"),
+        ({"fingerprint": "xyz"}, ValueError, "fingerprint"),
+        ({"error_message": "("}, ValueError, "error_message"),
+        ({"header": {"": "x"}}, ValueError, "header"),
+        ({"header": ["tenant=x"]}, TypeError, "header"),
     ],
 )
 def test_bad_arguments_are_errors_that_name_them(sample: Path, kwargs: Dict[str, Any], error: type, name: str) -> None:

@@ -30,7 +30,7 @@ mod show;
 mod signals;
 mod stats;
 mod stats_table;
-mod time;
+pub mod time;
 mod validate;
 mod version;
 mod where_guard;
