@@ -264,8 +264,8 @@ def _time(name: str, value: Any) -> Optional[str]:
     if isinstance(value, datetime.datetime):
         if value.tzinfo is None:
             raise ValueError(f"{name}: a datetime without a time zone; give tzinfo (UTC)")
-        value = value.astimezone(datetime.timezone.utc)
-        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+        utc = value.astimezone(datetime.timezone.utc)
+        return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
     if isinstance(value, datetime.date):
         return value.isoformat()
     if isinstance(value, str):
