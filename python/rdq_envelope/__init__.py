@@ -94,11 +94,13 @@ class Validation:
 
 @dataclass(frozen=True)
 class Filtered:
-    """What :func:`filter` did: the books, and how many lines the ``where`` expression could
-    not be evaluated on (dropped, as ``filter`` drops them)."""
+    """What :func:`filter` did: the books, how many lines the ``where`` expression could not be
+    evaluated on (dropped, as ``filter`` drops them), and whether ``limit`` was reached (the
+    lines after it left out, reading stopped early)."""
 
     books: Dict[str, Any]
     where_errors: int = 0
+    limit_reached: bool = False
 
     @property
     def matched(self) -> int:
@@ -411,6 +413,7 @@ def read(
 def validate(
     source: Source,
     *,
+    submit: bool = False,
     warnings: bool = False,
     valid_out: Any = None,
     rejects: Any = None,
@@ -422,12 +425,15 @@ def validate(
 ) -> Validation:
     """Every line of ``source`` judged by every rule: the books and the diagnostics.
 
-    ``warnings`` also reports the valid lines' warnings (as ``--warnings``); ``valid_out``
+    ``submit`` judges the lines as the submit subset (as ``--submit``; not with
+    ``require_version``); ``warnings`` also reports the valid lines' warnings (as ``--warnings``); ``valid_out``
     writes the valid lines, byte for byte (as ``--valid-out``); ``rejects`` writes reject
     records.
     """
     if not isinstance(warnings, bool):
         raise TypeError(f"warnings: expected a bool, not {_type_name(warnings)}")
+    if not isinstance(submit, bool):
+        raise TypeError(f"submit: expected a bool, not {_type_name(submit)}")
     common = _common(
         source,
         threads=threads,
@@ -437,7 +443,7 @@ def validate(
         queue_limits=queue_limits,
         require_version=require_version,
     )
-    books, table = _native.validate(common, warnings, _path("valid_out", valid_out))
+    books, table = _native.validate(common, warnings, _path("valid_out", valid_out), submit)
     return Validation(books=json.loads(books), diagnostics=table)
 
 
@@ -492,6 +498,7 @@ def filter(  # noqa: A001 - the command's name
     fingerprint: Any = None,
     error_message: Any = None,
     invert: bool = False,
+    limit: Optional[int] = None,
     rejects: Any = None,
     threads: Optional[int] = None,
     max_line_bytes: Optional[int] = None,
@@ -500,7 +507,8 @@ def filter(  # noqa: A001 - the command's name
     require_version: Optional[int] = None,
 ) -> Filtered:
     """The valid lines every predicate matches (none of, with ``invert``), byte for byte, into
-    ``dest``; without ``dest`` they are only counted (as ``filter --count``)."""
+    ``dest``; without ``dest`` they are only counted (as ``filter --count``). ``limit`` keeps
+    the first so many and stops reading (as ``--limit``)."""
     if not isinstance(invert, bool):
         raise TypeError(f"invert: expected a bool, not {_type_name(invert)}")
     predicates = _predicates(
@@ -533,8 +541,16 @@ def filter(  # noqa: A001 - the command's name
         queue_limits=queue_limits,
         require_version=require_version,
     )
-    books, where_errors = _native.filter(common, _path("dest", dest), predicates, invert)
-    return Filtered(books=json.loads(books), where_errors=where_errors)
+    books_json, notes_json = _native.filter(
+        common, _path("dest", dest), predicates, invert, _count("limit", limit)
+    )
+    # The notes join the books, as in the command line's --summary file.
+    books: Dict[str, Any] = {**json.loads(books_json), **json.loads(notes_json)}
+    return Filtered(
+        books=books,
+        where_errors=int(books.get("where_errors", 0)),
+        limit_reached=bool(books.get("limit_reached", False)),
+    )
 
 
 def stats(

@@ -17,8 +17,8 @@ use pyo3::prelude::*;
 use rdq_envelope::io::{check_aliases, commit_all, Named, OutputCompression, OutputFile, Stream};
 use rdq_envelope::ops::output::{PRIMARY, REJECTS, SECONDARY};
 use rdq_envelope::ops::{
-    ExportField, ExportFormat, ExportOp, FilterOp, Fingerprint, Glob, GroupBy, MigrateOp,
-    MigrateSource, Predicates, ReportFormat, StatsOp, ValidateOp, Where, DEFAULT_FIELDS,
+    ExportField, ExportFormat, ExportOp, FilterOp, Fingerprint, Glob, GroupBy, LimitedLines,
+    MigrateOp, MigrateSource, Predicates, ReportFormat, StatsOp, ValidateOp, Where, DEFAULT_FIELDS,
 };
 use rdq_envelope::pipeline::{
     self, LineOperation, Outputs, PipelineError, PipelineOptions, Summary,
@@ -75,6 +75,8 @@ impl Common {
 /// committed together once it succeeded; dropped uncommitted, they leave every path as it was.
 struct Opened {
     files: Vec<(usize, OutputFile)>,
+    /// The most lines the primary output takes (`filter`'s `limit`); the rest is dropped.
+    primary_lines: Option<u64>,
 }
 
 impl Opened {
@@ -98,20 +100,38 @@ impl Opened {
             })?;
             files.push((index, file));
         }
-        Ok(Opened { files })
+        Ok(Opened {
+            files,
+            primary_lines: None,
+        })
     }
 
     /// The pipeline's outputs: the files, and `memory` (an output kept in memory) at its
     /// index.
-    fn outputs<'a>(&'a mut self, memory: Option<(usize, &'a mut dyn Write)>) -> Outputs<'a> {
+    /// Runs `run` with the pipeline's outputs: the files (the primary one under its line
+    /// limit), and `memory` (an output kept in memory) at its index.
+    fn with_outputs<T>(
+        &mut self,
+        memory: Option<(usize, &mut dyn Write)>,
+        run: impl FnOnce(Outputs<'_>) -> T,
+    ) -> T {
+        let lines = self.primary_lines;
+        let mut limited: Vec<(usize, LimitedLines<&mut OutputFile>)> = self
+            .files
+            .iter_mut()
+            .map(|(index, file)| {
+                let limit = if *index == PRIMARY { lines } else { None };
+                (*index, LimitedLines::new(file, limit))
+            })
+            .collect();
         let mut outputs = Outputs::none();
-        for (index, file) in &mut self.files {
+        for (index, file) in &mut limited {
             outputs.set(*index, Some(file as &mut dyn Write));
         }
         if let Some((index, sink)) = memory {
             outputs.set(index, Some(sink));
         }
-        outputs
+        run(outputs)
     }
 
     fn commit(self) -> PyResult<()> {
@@ -180,7 +200,9 @@ where
     let (sources, _) = into_sources(common.inputs);
     let result = run_interruptible(py, &cancel, || {
         let memory = memory.map(|(index, sink)| (index, sink as &mut dyn Write));
-        pipeline::run(sources, op, options, opened.outputs(memory), None)
+        opened.with_outputs(memory, |outputs| {
+            pipeline::run(sources, op, options, outputs, None)
+        })
     })?;
     let (mut books, total) = result.map_err(|e| {
         let e = run_error(&e);
@@ -246,7 +268,9 @@ pub(crate) fn read(
         .name("rdq-python-read".into())
         .stack_size(rdq_envelope::ops::EVAL_STACK_BYTES)
         .spawn(move || {
-            let ran = pipeline::run(sources, &op, options, opened.outputs(None), None);
+            let ran = opened.with_outputs(None, |outputs| {
+                pipeline::run(sources, &op, options, outputs, None)
+            });
             let ended = match ran {
                 Ok((mut books, mut total)) => op
                     .finish(&mut total)
@@ -368,14 +392,22 @@ impl FilterArgs {
 /// `validate`: the books as JSON, and the diagnostics as an Arrow stream of one row per
 /// diagnostic (`warnings`: the valid lines' warnings too); `valid_out` keeps the valid lines.
 #[pyfunction]
-#[pyo3(signature = (common, warnings, valid_out))]
+#[pyo3(signature = (common, warnings, valid_out, submit))]
 pub(crate) fn validate(
     py: Python<'_>,
     common: Common,
     warnings: bool,
     valid_out: Option<PathBuf>,
+    submit: bool,
 ) -> PyResult<(String, Table)> {
-    let mut op = ValidateOp::new(common.rules()?);
+    let rules = crate::check::rule_options(
+        submit,
+        common.require_version,
+        true,
+        common.max_envelope_bytes,
+        common.queue_limits.clone(),
+    )?;
+    let mut op = ValidateOp::new(rules);
     op.format = ReportFormat::Json;
     op.report_warnings = warnings;
     op.keep_valid = valid_out.is_some();
@@ -417,19 +449,21 @@ pub(crate) fn migrate(py: Python<'_>, common: Common, dest: PathBuf, to: u32) ->
 }
 
 /// `filter`: the valid lines the predicates match (not matched with `invert`), byte for
-/// byte, into `dest` (only counted without one); the books as JSON and the lines whose
-/// `where` expression failed.
+/// byte, into `dest` (only counted without one); the books and the run's notes (`where`'s
+/// failures, the limit reached), each as JSON.
 #[pyfunction]
-#[pyo3(signature = (common, dest, predicates, invert))]
+#[pyo3(signature = (common, dest, predicates, invert, limit))]
 pub(crate) fn filter(
     py: Python<'_>,
     common: Common,
     dest: Option<PathBuf>,
     predicates: FilterArgs,
     invert: bool,
-) -> PyResult<(String, u64)> {
+    limit: Option<u64>,
+) -> PyResult<(String, String)> {
     let mut op = FilterOp::new(common.rules()?, predicates.predicates()?);
     op.invert = invert;
+    op.limit = limit;
     op.count_only = dest.is_none();
     op.write_rejects = common.rejects.is_some();
     op.max_line_bytes = common.max_line_bytes();
@@ -442,10 +476,13 @@ pub(crate) fn filter(
     if let Some(path) = &rejects {
         outputs.push((REJECTS, "rejects", path));
     }
-    let opened = Opened::open(&named, &outputs, jobs)?;
+    let mut opened = Opened::open(&named, &outputs, jobs)?;
+    opened.primary_lines = limit;
     let (mut books, total) = execute(py, common, &op, opened, None)?;
+    // The notes join the books, as in the command line's --summary file.
     let notes = op.settle(&total, &mut books);
-    Ok((books_json(&books), notes.where_errors.unwrap_or(0)))
+    let notes = serde_json::to_string(&notes).map_err(|e| crate::error("INTERNAL", e))?;
+    Ok((books_json(&books), notes))
 }
 
 /// `stats`: the report of `stats --format json` (`by` a `--by` name, the `top` groups).

@@ -269,6 +269,12 @@ def test_filter_writes_and_counts_what_the_command_line_does(sample: Path, scrat
     assert counted.matched == result.matched > 0
     inverted = rdq_envelope.filter(sample, status="DEAD", invert=True)
     assert inverted.matched + rdq_envelope.filter(sample, status="DEAD").matched == 293
+    limited = rdq_envelope.filter(sample, "first.jsonl", status="DEAD", limit=3)
+    assert limited.matched == 3 and limited.limit_reached
+    assert without_seconds(limited.books) == cli_books("filter", "--status", "DEAD", "--limit", "3", "-o", "cli-first.jsonl", str(sample))
+    assert Path("first.jsonl").read_bytes() == Path("cli-first.jsonl").read_bytes()
+    submitted = rdq_envelope.validate(sample, submit=True)
+    assert without_seconds(submitted.books) == cli_books("validate", "--submit", str(sample))
     with pytest.raises(ValueError, match="status"):
         rdq_envelope.filter(sample, status="LOST")
     with pytest.raises(ValueError, match="where"):
