@@ -205,28 +205,20 @@ def _common(
     }
 
 
-def _predicates(
-    *,
-    status: Any,
-    queue: Any,
-    handler: Any,
-    id: Any,
-    error_type: Any,
-    last_error_type: Any,
-    outcome: Any,
-    min_attempts: Any,
-    max_attempts: Any,
-    min_redrives: Any,
-    payload_contains: Any,
-    where: Any,
-    since: Any = None,
-    until: Any = None,
-    failed_since: Any = None,
-    failed_until: Any = None,
-    header: Any = None,
-    fingerprint: Any = None,
-    error_message: Any = None,
-) -> Dict[str, Any]:
+def _predicates(arguments: Mapping[str, Any]) -> Dict[str, Any]:
+    """The predicates among a function's ``arguments`` (its ``locals()``), checked, as the
+    native module takes them: the same names as ``filter``'s flags."""
+    status, queue, handler, id, error_type, last_error_type, outcome, where = (
+        arguments[name]
+        for name in ("status", "queue", "handler", "id", "error_type", "last_error_type", "outcome", "where")
+    )
+    min_attempts, max_attempts, min_redrives, payload_contains = (
+        arguments[name] for name in ("min_attempts", "max_attempts", "min_redrives", "payload_contains")
+    )
+    since, until, failed_since, failed_until, header, fingerprint, error_message = (
+        arguments[name]
+        for name in ("since", "until", "failed_since", "failed_until", "header", "fingerprint", "error_message")
+    )
     if where is not None and not isinstance(where, str):
         raise TypeError(f"where: expected a jq expression (str), not {_type_name(where)}")
     low_high = (_count("min_attempts", min_attempts, low=0), _count("max_attempts", max_attempts, low=0))
@@ -376,27 +368,7 @@ def read(
         columns = _strings("columns", columns)
         if not columns:
             raise ValueError("columns: an empty list: give at least one column")
-    predicates = _predicates(
-        status=status,
-        queue=queue,
-        handler=handler,
-        id=id,
-        error_type=error_type,
-        last_error_type=last_error_type,
-        outcome=outcome,
-        min_attempts=min_attempts,
-        max_attempts=max_attempts,
-        min_redrives=min_redrives,
-        payload_contains=payload_contains,
-        where=where,
-        since=since,
-        until=until,
-        failed_since=failed_since,
-        failed_until=failed_until,
-        header=header,
-        fingerprint=fingerprint,
-        error_message=error_message,
-    )
+    predicates = _predicates(locals())
     any_predicate = any(v not in (None, []) for v in predicates.values())
     common = _common(
         source,
@@ -511,27 +483,7 @@ def filter(  # noqa: A001 - the command's name
     the first so many and stops reading (as ``--limit``)."""
     if not isinstance(invert, bool):
         raise TypeError(f"invert: expected a bool, not {_type_name(invert)}")
-    predicates = _predicates(
-        status=status,
-        queue=queue,
-        handler=handler,
-        id=id,
-        error_type=error_type,
-        last_error_type=last_error_type,
-        outcome=outcome,
-        min_attempts=min_attempts,
-        max_attempts=max_attempts,
-        min_redrives=min_redrives,
-        payload_contains=payload_contains,
-        where=where,
-        since=since,
-        until=until,
-        failed_since=failed_since,
-        failed_until=failed_until,
-        header=header,
-        fingerprint=fingerprint,
-        error_message=error_message,
-    )
+    predicates = _predicates(locals())
     common = _common(
         source,
         threads=threads,

@@ -32,6 +32,22 @@ pub(crate) struct PyErrText {
     pub message: String,
 }
 
+/// An Arrow C stream in the capsule the PyCapsule interface names `arrow_array_stream`: the
+/// consumer moves the stream out (and releases it); one left in is released with the capsule.
+fn stream_capsule<'py>(
+    py: Python<'py>,
+    reader: Box<dyn RecordBatchReader + Send>,
+) -> PyResult<Bound<'py, PyCapsule>> {
+    PyCapsule::new_with_value(py, FFI_ArrowArrayStream::new(reader), c"arrow_array_stream")
+}
+
+/// An Arrow C schema in the capsule the PyCapsule interface names `arrow_schema`.
+fn schema_capsule<'py>(py: Python<'py>, schema: &SchemaRef) -> PyResult<Bound<'py, PyCapsule>> {
+    let schema =
+        FFI_ArrowSchema::try_from(schema.as_ref()).map_err(|e| crate::error("INTERNAL", e))?;
+    PyCapsule::new_with_value(py, schema, c"arrow_schema")
+}
+
 /// The run's end of the channel.
 pub(crate) fn channel() -> (Sender<Message>, Receiver<Message>) {
     crossbeam_channel::bounded(1)
@@ -91,15 +107,12 @@ impl BatchStream {
                 "this stream was already read (a stream is read once): call read() again",
             ));
         };
-        let stream = FFI_ArrowArrayStream::new(Box::new(receiving));
-        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+        stream_capsule(py, Box::new(receiving))
     }
 
     /// The schema, in a capsule named `arrow_schema` (`pyarrow.schema(stream)`).
     fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        let schema = FFI_ArrowSchema::try_from(self.schema.as_ref())
-            .map_err(|e| crate::error("INTERNAL", e))?;
-        PyCapsule::new_with_value(py, schema, c"arrow_schema")
+        schema_capsule(py, &self.schema)
     }
 
     /// The run's books as JSON once the stream was read to its end; `None` before. A run
@@ -241,15 +254,12 @@ impl Table {
         let _ = requested_schema;
         let batches = self.batches.clone().into_iter().map(Ok);
         let reader = arrow_array::RecordBatchIterator::new(batches, Arc::clone(&self.schema));
-        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
-        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+        stream_capsule(py, Box::new(reader))
     }
 
     /// The schema, in a capsule named `arrow_schema`.
     fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        let schema = FFI_ArrowSchema::try_from(self.schema.as_ref())
-            .map_err(|e| crate::error("INTERNAL", e))?;
-        PyCapsule::new_with_value(py, schema, c"arrow_schema")
+        schema_capsule(py, &self.schema)
     }
 
     /// The number of rows.

@@ -108,6 +108,20 @@ impl Opened {
 
     /// The pipeline's outputs: the files, and `memory` (an output kept in memory) at its
     /// index.
+    /// Opens a run's outputs: `data` (index, role, and the path when one is given) and the
+    /// rejects when asked for.
+    fn for_run(common: &Common, data: &[(usize, &str, Option<&Path>)]) -> PyResult<Self> {
+        let (named, jobs) = inputs_and_jobs(common);
+        let mut outputs: Vec<(usize, &str, &Path)> = data
+            .iter()
+            .filter_map(|&(index, role, path)| path.map(|p| (index, role, p)))
+            .collect();
+        if let Some(path) = &common.rejects {
+            outputs.push((REJECTS, "rejects", path));
+        }
+        Self::open(&named, &outputs, jobs)
+    }
+
     /// Runs `run` with the pipeline's outputs: the files (the primary one under its line
     /// limit), and `memory` (an output kept in memory) at its index.
     fn with_outputs<T>(
@@ -250,15 +264,9 @@ pub(crate) fn read(
     if let Some(filter) = filter {
         op = op.with_filter(filter.predicates()?);
     }
-    let (named, jobs) = inputs_and_jobs(&common);
-    let rejects = common.rejects.clone();
-    let outputs: Vec<(usize, &str, &Path)> = rejects
-        .iter()
-        .map(|p| (REJECTS, "rejects", p.as_path()))
-        .collect();
-    op.write_rejects = rejects.is_some();
+    op.write_rejects = common.rejects.is_some();
     op.max_line_bytes = common.max_line_bytes();
-    let mut opened = Opened::open(&named, &outputs, jobs)?;
+    let mut opened = Opened::for_run(&common, &[])?;
     let schema = op.arrow_schema();
     let cancel = Arc::new(AtomicBool::new(false));
     let options = common.options(&cancel);
@@ -413,16 +421,7 @@ pub(crate) fn validate(
     op.keep_valid = valid_out.is_some();
     op.write_rejects = common.rejects.is_some();
     op.max_line_bytes = common.max_line_bytes();
-    let (named, jobs) = inputs_and_jobs(&common);
-    let rejects = common.rejects.clone();
-    let mut outputs: Vec<(usize, &str, &Path)> = Vec::new();
-    if let Some(path) = &valid_out {
-        outputs.push((SECONDARY, "valid_out", path));
-    }
-    if let Some(path) = &rejects {
-        outputs.push((REJECTS, "rejects", path));
-    }
-    let opened = Opened::open(&named, &outputs, jobs)?;
+    let opened = Opened::for_run(&common, &[(SECONDARY, "valid_out", valid_out.as_deref())])?;
     let mut table = DiagnosticRows::default();
     let (books, ()) = execute(py, common, &op, opened, Some((PRIMARY, &mut table)))?;
     let books = books_json(&books);
@@ -438,13 +437,7 @@ pub(crate) fn migrate(py: Python<'_>, common: Common, dest: PathBuf, to: u32) ->
         .map_err(|e| usage(format!("to: {e}")))?;
     op.write_rejects = common.rejects.is_some();
     op.max_line_bytes = common.max_line_bytes();
-    let (named, jobs) = inputs_and_jobs(&common);
-    let rejects = common.rejects.clone();
-    let mut outputs: Vec<(usize, &str, &Path)> = vec![(PRIMARY, "dest", &dest)];
-    if let Some(path) = &rejects {
-        outputs.push((REJECTS, "rejects", path));
-    }
-    let opened = Opened::open(&named, &outputs, jobs)?;
+    let opened = Opened::for_run(&common, &[(PRIMARY, "dest", Some(&dest))])?;
     execute(py, common, &op, opened, None).map(|(books, _)| books_json(&books))
 }
 
@@ -467,16 +460,7 @@ pub(crate) fn filter(
     op.count_only = dest.is_none();
     op.write_rejects = common.rejects.is_some();
     op.max_line_bytes = common.max_line_bytes();
-    let (named, jobs) = inputs_and_jobs(&common);
-    let rejects = common.rejects.clone();
-    let mut outputs: Vec<(usize, &str, &Path)> = Vec::new();
-    if let Some(path) = &dest {
-        outputs.push((PRIMARY, "dest", path));
-    }
-    if let Some(path) = &rejects {
-        outputs.push((REJECTS, "rejects", path));
-    }
-    let mut opened = Opened::open(&named, &outputs, jobs)?;
+    let mut opened = Opened::for_run(&common, &[(PRIMARY, "dest", dest.as_deref())])?;
     opened.primary_lines = limit;
     let (mut books, total) = execute(py, common, &op, opened, None)?;
     // The notes join the books, as in the command line's --summary file.
@@ -489,32 +473,18 @@ pub(crate) fn filter(
 #[pyfunction]
 #[pyo3(signature = (common, by, top))]
 pub(crate) fn stats(py: Python<'_>, common: Common, by: &str, top: usize) -> PyResult<String> {
-    let by = [
-        GroupBy::Queue,
-        GroupBy::Handler,
-        GroupBy::Status,
-        GroupBy::ErrorType,
-        GroupBy::Outcome,
-        GroupBy::Day,
-        GroupBy::Fingerprint,
-    ]
-    .into_iter()
-    .find(|g| g.name() == by.replace('-', "_"))
-    .ok_or_else(|| {
-        usage(format!(
+    let by = GroupBy::ALL
+        .into_iter()
+        .find(|g| g.name() == by.replace('-', "_"))
+        .ok_or_else(|| {
+            usage(format!(
             "by: {by:?} is not one of queue, handler, status, error_type, outcome, day, fingerprint"
         ))
-    })?;
+        })?;
     let mut op = StatsOp::new(common.rules()?, by);
     op.write_rejects = common.rejects.is_some();
     op.max_line_bytes = common.max_line_bytes();
-    let (named, jobs) = inputs_and_jobs(&common);
-    let rejects = common.rejects.clone();
-    let outputs: Vec<(usize, &str, &Path)> = rejects
-        .iter()
-        .map(|p| (REJECTS, "rejects", p.as_path()))
-        .collect();
-    let opened = Opened::open(&named, &outputs, jobs)?;
+    let opened = Opened::for_run(&common, &[])?;
     let (books, total) = execute(py, common, &op, opened, None)?;
     let report = op.report(&total, top, &books);
     serde_json::to_string(&report).map_err(|e| crate::error("INTERNAL", e))

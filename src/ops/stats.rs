@@ -64,6 +64,17 @@ pub enum GroupBy {
 }
 
 impl GroupBy {
+    /// Every grouping, in the order `--by` lists them.
+    pub const ALL: [GroupBy; 7] = [
+        GroupBy::Queue,
+        GroupBy::Handler,
+        GroupBy::Status,
+        GroupBy::ErrorType,
+        GroupBy::Outcome,
+        GroupBy::Day,
+        GroupBy::Fingerprint,
+    ];
+
     /// The name `--by` takes and the report shows.
     pub fn name(self) -> &'static str {
         match self {
@@ -873,15 +884,7 @@ mod single_pass_tests {
                 lines.push(line);
             }
         }
-        for by in [
-            GroupBy::Queue,
-            GroupBy::Handler,
-            GroupBy::Status,
-            GroupBy::ErrorType,
-            GroupBy::Outcome,
-            GroupBy::Day,
-            GroupBy::Fingerprint,
-        ] {
+        for by in GroupBy::ALL {
             let (mut on_tape, mut on_ranges, mut read) = (Stats::default(), Stats::default(), 0);
             for line in &lines {
                 let checked = checker.check(line);

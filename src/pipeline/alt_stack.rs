@@ -67,18 +67,24 @@ impl AltStack {
 impl Drop for AltStack {
     #[allow(unsafe_code)]
     fn drop(&mut self) {
-        // SAFETY: the stack is this thread's own (`install`), and no handler runs on it now:
-        // it is disabled first, then its memory given back.
-        unsafe {
-            let disable = libc::stack_t {
-                ss_sp: std::ptr::null_mut(),
-                ss_flags: libc::SS_DISABLE,
-                ss_size: 0,
-            };
-            libc::sigaltstack(&disable, std::ptr::null_mut());
-            libc::munmap(self.memory, SIZE);
-        }
+        disable();
+        // SAFETY: the memory is this thread's stack's (`install`), no longer in use: the stack
+        // was disabled just before, and no handler runs on it now.
+        unsafe { libc::munmap(self.memory, SIZE) };
     }
+}
+
+/// Turns this thread's alternate signal stack off.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn disable() {
+    let off = libc::stack_t {
+        ss_sp: std::ptr::null_mut(),
+        ss_flags: libc::SS_DISABLE,
+        ss_size: 0,
+    };
+    // SAFETY: sigaltstack reads the initialised `off`; no handler runs on the stack it ends.
+    unsafe { libc::sigaltstack(&off, std::ptr::null_mut()) };
 }
 
 #[cfg(all(test, unix))]
@@ -89,16 +95,7 @@ mod tests {
     fn a_thread_without_an_alternate_stack_gets_one_and_gives_it_back() {
         std::thread::spawn(|| {
             // Rust's test threads have one: take it away first, as a foreign runtime's would.
-            // SAFETY: disabling this thread's alternate stack; no handler is running.
-            #[allow(unsafe_code)]
-            unsafe {
-                let disable = libc::stack_t {
-                    ss_sp: std::ptr::null_mut(),
-                    ss_flags: libc::SS_DISABLE,
-                    ss_size: 0,
-                };
-                libc::sigaltstack(&disable, std::ptr::null_mut());
-            }
+            super::disable();
             let stack = AltStack::install().expect("installed");
             assert!(AltStack::install().is_none(), "a second one is not needed");
             drop(stack);
