@@ -118,9 +118,10 @@ def _count(name: str, value: Any, *, low: int = 1, high: Optional[int] = None) -
         return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name}: expected an int, not {_type_name(value)}")
-    if value < low or (high is not None and value > high):
-        bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
-        raise ValueError(f"{name}: {value} is out of range ({bounds})")
+    # Every count the native module takes is a 64-bit integer: none goes past 2**63 - 1.
+    high = (1 << 63) - 1 if high is None else high
+    if value < low or value > high:
+        raise ValueError(f"{name}: {value} is out of range (from {low} to {high})")
     return value
 
 

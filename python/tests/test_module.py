@@ -183,6 +183,13 @@ def test_read_sources_of_every_kind(sample: Path, scratch: Path) -> None:
             rdq_envelope.read(bad)
 
 
+def test_read_of_thousands_of_inputs_keeps_few_open(sample_lines: List[bytes], scratch: Path) -> None:
+    one = Path("one.jsonl")
+    one.write_bytes(sample_lines[0] + b"\n")
+    table = pa.table(rdq_envelope.read([one] * 5000, columns=["id"]))
+    assert table.num_rows == 5000
+
+
 def test_read_books_and_rejects_as_export_has_them(sample: Path, scratch: Path) -> None:
     stream = rdq_envelope.read(sample, rejects="rejects.jsonl")
     assert stream.books() is None
@@ -301,6 +308,10 @@ def test_stats_is_the_json_report(sample: Path, scratch: Path) -> None:
         ({"threads": True}, TypeError, "threads"),
         ({"threads": "2"}, TypeError, "threads"),
         ({"max_line_bytes": 0}, ValueError, "max_line_bytes"),
+        ({"max_line_bytes": 2**64}, ValueError, "max_line_bytes"),
+        ({"max_envelope_bytes": -1}, ValueError, "max_envelope_bytes"),
+        ({"min_attempts": 2.5}, TypeError, "min_attempts"),
+        ({"threads": float("nan")}, TypeError, "threads"),
         ({"rejects": 12}, TypeError, "rejects"),
         ({"rejects": "bad\0name"}, ValueError, "rejects"),
         ({"status": 5}, TypeError, "status"),
