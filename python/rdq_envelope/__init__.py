@@ -19,14 +19,17 @@ import io
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
-from . import _native
+import subprocess
+
+from . import _native, _where
 from ._native import BatchStream, Error, Table
 
 __version__: str = _native.__version__
 
 __all__ = [
+    "ArrowStream",
     "BatchStream",
     "CheckResult",
     "Diagnostic",
@@ -50,6 +53,26 @@ OUTCOMES = ("SUCCESS", "RETRYABLE_FAILURE", "PERMANENT_FAILURE", "LEASE_EXPIRED"
 GROUP_BY = ("queue", "handler", "status", "error_type", "outcome", "day", "fingerprint")
 
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Any, Sequence[Any]]
+
+
+class ArrowStream(Protocol):
+    """What :func:`read` returns: Arrow record batches through the Arrow PyCapsule stream
+    interface, read once; ``books()`` once it was read to its end."""
+
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
+    def __arrow_c_schema__(self) -> object: ...
+    def books(self) -> Optional[str]: ...
+    def close(self) -> None: ...
+
+
+def _limits(where_timeout: Any, where_max_memory: Any) -> Tuple[Optional[float], Optional[int]]:
+    """``where``'s limits, as ``--where-timeout`` and ``--where-max-memory`` take them."""
+    if where_timeout is not None:
+        if isinstance(where_timeout, bool) or not isinstance(where_timeout, (int, float)):
+            raise TypeError(f"where_timeout: expected seconds (a number), not {_type_name(where_timeout)}")
+        if not 0 <= where_timeout < 1e9:
+            raise ValueError(f"where_timeout: {where_timeout} is not a number of seconds from 0 (no limit)")
+    return where_timeout, _count("where_max_memory", where_max_memory, low=0)
 
 
 @dataclass(frozen=True)
@@ -350,13 +373,15 @@ def read(
     header: Optional[Mapping[str, str]] = None,
     fingerprint: Any = None,
     error_message: Any = None,
+    where_timeout: Optional[float] = None,
+    where_max_memory: Optional[int] = None,
     rejects: Any = None,
     threads: Optional[int] = None,
     max_line_bytes: Optional[int] = None,
     max_envelope_bytes: Optional[int] = None,
     queue_limits: Optional[Mapping[str, int]] = None,
     require_version: Optional[int] = None,
-) -> BatchStream:
+) -> ArrowStream:
     """The valid envelopes of ``source`` as Arrow record batches, with the columns and types of
     ``export --format parquet`` (``columns``: its ``--fields`` names; the same default).
 
@@ -380,7 +405,27 @@ def read(
         queue_limits=queue_limits,
         require_version=require_version,
     )
-    return _native.read(common, None if columns is None else list(columns), predicates if any_predicate else None)
+    columns = None if columns is None else list(columns)
+    if predicates["where"] is not None:
+        return _read_where(common, columns, predicates, _limits(where_timeout, where_max_memory))
+    return _native.read(common, columns, predicates if any_predicate else None)
+
+
+def _read_where(
+    common: Dict[str, Any],
+    columns: Optional[List[str]],
+    predicates: Dict[str, Any],
+    limits: Tuple[Optional[float], Optional[int]],
+) -> ArrowStream:
+    """``read`` with ``where``: the command line keeps the lines (in a process of its own,
+    under where's limits), and the module reads what it kept."""
+    _native.compile_where(predicates["where"])
+    argv = _where.filter_argv(common, predicates, where_timeout=limits[0], where_max_memory=limits[1])
+    if common["rejects"] is not None:
+        argv += ["--rejects", common["rejects"]]
+    lines = _where.Lines(_where.Child(argv, common["inputs"], subprocess.PIPE))
+    kept = {**common, "inputs": [("file", lines, "<where>")], "rejects": None, "require_version": None}
+    return _where.WhereStream(_native.read(kept, columns, None), lines)
 
 
 def validate(
@@ -470,6 +515,8 @@ def filter(  # noqa: A001 - the command's name
     header: Optional[Mapping[str, str]] = None,
     fingerprint: Any = None,
     error_message: Any = None,
+    where_timeout: Optional[float] = None,
+    where_max_memory: Optional[int] = None,
     invert: bool = False,
     limit: Optional[int] = None,
     rejects: Any = None,
@@ -494,16 +541,38 @@ def filter(  # noqa: A001 - the command's name
         queue_limits=queue_limits,
         require_version=require_version,
     )
-    books_json, notes_json = _native.filter(
-        common, _path("dest", dest), predicates, invert, _count("limit", limit)
-    )
-    # The notes join the books, as in the command line's --summary file.
-    books: Dict[str, Any] = {**json.loads(books_json), **json.loads(notes_json)}
+    dest_path, lines = _path("dest", dest), _count("limit", limit)
+    if predicates["where"] is not None:
+        books = _filter_where(common, predicates, dest_path, invert, lines, _limits(where_timeout, where_max_memory))
+    else:
+        books_json, notes_json = _native.filter(common, dest_path, predicates, invert, lines)
+        # The notes join the books, as in the command line's --summary file.
+        books = {**json.loads(books_json), **json.loads(notes_json)}
     return Filtered(
         books=books,
         where_errors=int(books.get("where_errors", 0)),
         limit_reached=bool(books.get("limit_reached", False)),
     )
+
+
+def _filter_where(
+    common: Dict[str, Any],
+    predicates: Dict[str, Any],
+    dest: Optional[str],
+    invert: bool,
+    limit: Optional[int],
+    limits: Tuple[Optional[float], Optional[int]],
+) -> Dict[str, Any]:
+    """``filter`` with ``where``: the command line's run, in a process of its own, under
+    where's limits; its books."""
+    _native.compile_where(predicates["where"])
+    argv = _where.filter_argv(common, predicates, where_timeout=limits[0], where_max_memory=limits[1])
+    argv += ["--invert"] if invert else []
+    argv += ["--limit", str(limit)] if limit is not None else []
+    argv += ["-o", dest] if dest is not None else ["--count", "-o", os.devnull]
+    if common["rejects"] is not None:
+        argv += ["--rejects", common["rejects"]]
+    return _where.Child(argv, common["inputs"], subprocess.DEVNULL).wait()
 
 
 def stats(

@@ -6,7 +6,7 @@ __version__: str
 
 class Error(Exception):
     """A run that could not complete; ``args`` is ``(code, message)``, the code one of
-    ``INPUT``, ``OUTPUT``, ``INTERRUPTED``, ``USAGE``, ``INTERNAL``."""
+    ``INPUT``, ``OUTPUT``, ``WHERE``, ``INTERRUPTED``, ``USAGE``, ``INTERNAL``."""
 
 class BatchStream:
     """Arrow record batches, read once through the Arrow PyCapsule stream interface."""
@@ -51,3 +51,4 @@ def filter(
     limit: Optional[int],
 ) -> Tuple[str, str]: ...
 def stats(common: Dict[str, Any], by: str, top: Optional[int]) -> str: ...
+def compile_where(expr: str) -> None: ...

@@ -397,6 +397,16 @@ impl FilterArgs {
     }
 }
 
+/// Compiles a `where` expression as the command line does (its refusals included), so that a
+/// bad one is a `ValueError` before anything runs; the run itself evaluates it in the
+/// command's own process, under its limits (`rdq_envelope._where`).
+#[pyfunction]
+pub(crate) fn compile_where(expr: &str) -> PyResult<()> {
+    Where::new(expr)
+        .map(drop)
+        .map_err(|e| usage(format!("where: {e}")))
+}
+
 /// `validate`: the books as JSON, and the diagnostics as an Arrow stream of one row per
 /// diagnostic (`warnings`: the valid lines' warnings too); `valid_out` keeps the valid lines.
 #[pyfunction]

@@ -47,6 +47,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(commands::migrate, m)?)?;
     m.add_function(wrap_pyfunction!(commands::filter, m)?)?;
     m.add_function(wrap_pyfunction!(commands::stats, m)?)?;
+    m.add_function(wrap_pyfunction!(commands::compile_where, m)?)?;
     m.add_class::<arrow_stream::BatchStream>()?;
     m.add_class::<arrow_stream::Table>()?;
     Ok(())

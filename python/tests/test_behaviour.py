@@ -122,6 +122,7 @@ def test_ctrl_c_interrupts_within_a_second_and_leaves_outputs_as_they_were(
         "filter(Slow(line), 'out.jsonl', status='DEAD')",
         "validate(Slow(line), valid_out='out.jsonl')",
         "stats(Slow(line))",
+        "filter(Slow(line), 'out.jsonl', where='.attempt_count > 1')",
         # A line that never ends: no chunk boundary comes, each read asks.
         "validate('/dev/zero', valid_out='out.jsonl')",
     ]:

@@ -288,6 +288,40 @@ def test_filter_writes_and_counts_what_the_command_line_does(sample: Path, scrat
         rdq_envelope.filter(sample, where=".attempt_count >")
 
 
+def test_a_runaway_where_is_ended_by_its_limits_and_python_goes_on(sample: Path, scratch: Path) -> None:
+    Path("out.jsonl").write_bytes(b"previous\n")
+    cases = [
+        ({"where": "def f: f; f", "where_timeout": 0.5}, "0.5 seconds"),
+        ({"where": "def f: 1 + f; f", "where_timeout": 0, "where_max_memory": 0}, "recursed deeper"),
+        ({"where": "[.queue | repeat(.)] | length > 0", "where_max_memory": 300}, "300 MiB"),
+    ]
+    for kwargs, words in cases:
+        with pytest.raises(rdq_envelope.Error) as raised:
+            rdq_envelope.filter(sample, "out.jsonl", rejects="rejects.jsonl", **kwargs)
+        assert raised.value.args[0] == "WHERE" and words in raised.value.args[1], raised.value.args
+        assert Path("out.jsonl").read_bytes() == b"previous\n"
+        assert sorted(p.name for p in scratch.iterdir()) == ["out.jsonl"], kwargs
+    # Through read: the stream ends with the command's error, never a table that looks whole.
+    stream = rdq_envelope.read(sample, where="def f: f; f", where_timeout=0.5)
+    with pytest.raises(Exception, match="0.5 seconds"):
+        pa.table(stream)
+    with pytest.raises(ValueError, match="where"):
+        rdq_envelope.read(sample, where="input")  # refused: it reads beyond one envelope
+    with pytest.raises(ValueError, match="where_timeout"):
+        rdq_envelope.filter(sample, where=".", where_timeout=-1)
+
+
+def test_read_with_where_has_the_command_lines_books(sample: Path, scratch: Path) -> None:
+    stream = rdq_envelope.read(sample, where=".attempt_count > 3", status="DEAD", rejects="r.jsonl")
+    table = pa.table(stream)
+    books = json.loads(stream.books() or "{}")
+    want = cli_books("filter", "--where", ".attempt_count > 3", "--status", "DEAD", "-o", "kept.jsonl", "--rejects", "cli-r.jsonl", str(sample))
+    assert without_seconds(books) == want and table.num_rows == want["emitted"]
+    assert Path("r.jsonl").read_bytes() == Path("cli-r.jsonl").read_bytes()
+    with open(sample, "rb") as f:
+        assert pa.table(rdq_envelope.read(f, where=".attempt_count > 3", status="DEAD")).equals(table)
+
+
 def test_stats_is_the_json_report(sample: Path, scratch: Path) -> None:
     for by in ("queue", "status", "fingerprint", "day"):
         got = rdq_envelope.stats(sample, by=by, top=5)
