@@ -11,6 +11,7 @@ mod ending;
 mod explain;
 mod export;
 mod filter;
+mod flag_hint;
 mod format_name;
 mod gen;
 mod input_hint;
@@ -247,6 +248,23 @@ pub(crate) fn args_after_name() -> Vec<OsString> {
         .into_iter()
         .skip(1)
         .collect()
+}
+
+/// The run's subcommand, as typed (the first argument that is not a global flag or its value).
+pub(crate) fn subcommand() -> String {
+    let mut args = args_after_name().into_iter();
+    while let Some(arg) = args.next() {
+        let arg = arg.to_string_lossy().into_owned();
+        match arg.as_str() {
+            // The global flags that take their value as the next argument.
+            "-j" | "--jobs" | "--color" => {
+                args.next();
+            }
+            flag if flag.starts_with('-') => {}
+            _ => return arg,
+        }
+    }
+    "COMMAND".to_owned()
 }
 
 /// Runs the command line on the process's arguments and maps the outcome to the exit status.

@@ -251,8 +251,8 @@ impl Pipeline {
         outputs.set(output::SECONDARY, files.secondary.as_mut().map(|o| o as _));
         outputs.set(output::REJECTS, files.rejects.as_mut().map(|o| o as _));
         outputs.set(output::MESSAGES, files.messages.as_mut().map(|o| o as _));
-        let (mut summary, total) =
-            pipeline::run(sources, op, self.options, outputs, self.progress)?;
+        let (mut summary, total) = pipeline::run(sources, op, self.options, outputs, self.progress)
+            .map_err(with_flag_hint)?;
         summary.seconds = self.started.elapsed().as_secs_f64();
         let notes = settle(&mut summary, &total);
         debug_assert!(summary.balances());
@@ -275,6 +275,28 @@ impl Pipeline {
             out.write_all(&line)?;
         }
         Ok((summary, notes, total))
+    }
+}
+
+/// A pipeline's error, with the line that says which flag an input that names no file was
+/// probably meant for (`flag_hint.rs`).
+fn with_flag_hint(error: pipeline::PipelineError) -> anyhow::Error {
+    let hint = match &error {
+        pipeline::PipelineError::Input {
+            source_name,
+            what: "cannot open",
+            error: io,
+            ..
+        } if io.kind() == std::io::ErrorKind::NotFound => {
+            super::flag_hint::for_missing_input(&super::subcommand(), source_name)
+        }
+        _ => None,
+    };
+    let error = anyhow::Error::new(error);
+    match hint {
+        // The line after the error's own, as `main` writes it (`rdq-envelope: ...`).
+        Some(hint) => anyhow::anyhow!("{error:#}\nrdq-envelope: {hint}"),
+        None => error,
     }
 }
 

@@ -456,3 +456,48 @@ fn binary_data_is_said_not_to_be_text() {
         .unwrap();
     assert!(hints(&stderr(&out)).is_empty(), "{}", stderr(&out));
 }
+
+/// A FILE argument that names no file but looks like a flag's value gets the flag, on every
+/// command that reads envelopes (status 2 as for any missing input); a missing path does not.
+#[test]
+fn an_expression_or_a_predicate_given_as_a_file_gets_its_flag() {
+    let dir = scratch("flag-hint");
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/dlq-sample.jsonl.zst");
+    let sample = sample.to_str().unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["filter", ".status == \"DEAD\""],
+            "rdq-envelope: '.status == \"DEAD\"' names no file and looks like a jq expression: to keep the envelopes it matches, give it to --where: rdq-envelope filter --where '.status == \"DEAD\"' FILE",
+        ),
+        (
+            &["filter", "-q", "status=DEAD", sample],
+            "rdq-envelope: status=DEAD names no file and looks like a predicate: filter takes it as --status: rdq-envelope filter --status DEAD FILE",
+        ),
+        (
+            &["-j", "2", "stats", "queue=billing.*", sample],
+            "rdq-envelope: 'queue=billing.*' names no file and looks like a predicate: filter takes it as --queue: rdq-envelope filter --queue 'billing.*' FILE | rdq-envelope stats",
+        ),
+        (
+            &["validate", ".attempt_count > 3"],
+            "rdq-envelope filter --where '.attempt_count > 3' FILE | rdq-envelope validate",
+        ),
+        (
+            &["export", "--format", "csv", "select(.queue == \"x\")"],
+            "rdq-envelope filter --where 'select(.queue == \"x\")' FILE | rdq-envelope export",
+        ),
+    ];
+    for (args, hint) in cases {
+        let out = bin().current_dir(&dir).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert!(err.contains("cannot open: No such file"), "{args:?}: {err}");
+        assert!(err.lines().any(|l| l.ends_with(hint)), "{args:?}: {err}");
+    }
+    let out = bin()
+        .current_dir(&dir)
+        .args(["filter", "missing.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+}
