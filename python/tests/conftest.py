@@ -7,7 +7,6 @@ of the same installation, ``rdq-envelope`` beside the interpreter.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -60,6 +59,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def scratch(tmp_path: Path) -> Path:
-    os.chdir(tmp_path)
+def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty folder, the working directory for the test (given back after it)."""
+    monkeypatch.chdir(tmp_path)
     return tmp_path
