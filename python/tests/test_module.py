@@ -290,7 +290,7 @@ def test_filter_writes_and_counts_what_the_command_line_does(sample: Path, scrat
 
 def test_a_runaway_where_is_ended_by_its_limits_and_python_goes_on(sample: Path, scratch: Path) -> None:
     Path("out.jsonl").write_bytes(b"previous\n")
-    cases = [
+    cases: List[Tuple[Dict[str, Any], str]] = [
         ({"where": "def f: f; f", "where_timeout": 0.5}, "0.5 seconds"),
         ({"where": "def f: 1 + f; f", "where_timeout": 0, "where_max_memory": 0}, "recursed deeper"),
         ({"where": "[.queue | repeat(.)] | length > 0", "where_max_memory": 300}, "300 MiB"),
