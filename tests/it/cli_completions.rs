@@ -170,3 +170,58 @@ fn zsh_completes_subcommands_flags_and_their_values() {
         check("zsh", typed, candidates(&zsh, &args, &line), expected);
     }
 }
+
+/// docs/install.md's completion commands, run as written in a fresh home: they make their
+/// folders and write each shell's script where it looks; `source <(...)` registers the bash
+/// completion at once, without the bash-completion package.
+#[test]
+fn the_documented_completion_commands_work_as_written() {
+    let Some(bash) = tool_or_skip(&["bash"], "the documented completion commands") else {
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("docs/install.md")).unwrap();
+    let section = &page[page.find("## Shell completions").unwrap()..];
+    let block = &section[section.find("```sh\n").unwrap() + 6..];
+    let block = &block[..block.find("```").unwrap()];
+    let home = scratch("completions-home");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_rdq-envelope"))
+        .parent()
+        .unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin_dir.display());
+    for line in block.lines() {
+        let command = line.split("  #").next().unwrap().trim();
+        let shells = ["bash >", "zsh  >", "fish >", "mkdir -p", "source <("];
+        if !shells.iter().any(|s| command.contains(s)) {
+            continue;
+        }
+        let script = match command.starts_with("source") {
+            true => format!("{command} && complete -p rdq-envelope"),
+            false => command.to_owned(),
+        };
+        let out = Command::new(&bash)
+            .args(["--norc", "--noprofile", "-c", &script])
+            .env("HOME", &home)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{command}: {}", stderr(&out));
+        if command.starts_with("source") {
+            assert!(
+                stdout(&out).contains("rdq-envelope"),
+                "{command}: {}",
+                stdout(&out)
+            );
+        }
+    }
+    for file in [
+        ".local/share/bash-completion/completions/rdq-envelope",
+        ".zfunc/_rdq-envelope",
+        ".config/fish/completions/rdq-envelope.fish",
+    ] {
+        let written = std::fs::metadata(home.join(file))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        assert!(written > 1000, "{file}: {written} bytes");
+    }
+}
