@@ -16,12 +16,39 @@ use super::Outcome;
 #[command(group = clap::ArgGroup::new("what").required(true).args(["code", "list"]))]
 pub struct ExplainArgs {
     /// The code to explain, in any letter case (BAD_ATTEMPT, bad_attempt).
-    #[arg(value_name = "CODE")]
+    #[arg(value_name = "CODE", value_parser = CodeName, hide_possible_values = true)]
     code: Option<String>,
 
     /// List every code with its one-line summary.
     #[arg(long, conflicts_with = "code")]
     list: bool,
+}
+
+/// A code's name as typed: any text (an unknown one is told with the codes nearest to it, by
+/// `run`), offering every code to the shells' completions.
+#[derive(Clone, Debug)]
+struct CodeName;
+
+impl clap::builder::TypedValueParser for CodeName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _: &clap::Command,
+        _: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        Ok(value.to_string_lossy().into_owned())
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let codes = rdq_envelope::ErrorCode::ALL.iter();
+        Some(Box::new(codes.map(|code| {
+            clap::builder::PossibleValue::new(code.as_str())
+        })))
+    }
 }
 
 /// The width the paragraphs are wrapped to.

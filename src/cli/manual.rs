@@ -33,6 +33,9 @@ pub fn completions(args: CompletionsArgs) -> anyhow::Result<Outcome> {
     if args.shell == clap_complete::Shell::Bash {
         out = bash_labels_matching_the_walk(out);
     }
+    if args.shell == clap_complete::Shell::Fish {
+        fish_positional_values(&command, &mut out);
+    }
     to_stdout(&out)?;
     Ok(Outcome::Clean)
 }
@@ -46,6 +49,33 @@ fn to_stdout(bytes: &[u8]) -> std::io::Result<()> {
 }
 
 const BIN_NAME: &str = "rdq-envelope";
+
+/// clap_complete's fish script completes the values of options, not of positional arguments:
+/// one line per subcommand whose positional argument has its values (`explain CODE`) adds
+/// them, as the bash and zsh scripts have them.
+fn fish_positional_values(command: &clap::Command, script: &mut Vec<u8>) {
+    for sub in command.get_subcommands() {
+        for arg in sub.get_positionals() {
+            let values: Vec<String> = arg
+                .get_possible_values()
+                .iter()
+                .map(|v| v.get_name().to_owned())
+                .collect();
+            if values.is_empty() {
+                continue;
+            }
+            script.extend_from_slice(
+                format!(
+                    "complete -c {BIN_NAME} -n \"__fish_{}_using_subcommand {}\" -f -a \"{}\"\n",
+                    BIN_NAME.replace('-', "_"),
+                    sub.get_name(),
+                    values.join(" ")
+                )
+                .as_bytes(),
+            );
+        }
+    }
+}
 
 /// clap_complete's bash script walks the words typed and sets `cmd` to the bin name with `-`
 /// written `__` (`rdq__envelope__subcmd__stats`), but labels each subcommand's case with the

@@ -29,6 +29,8 @@ const CASES: &[(&str, &[&str])] = &[
         ],
     ),
     ("stats --format ", &["html", "json", "table"]),
+    ("explain BAD_A", &["BAD_ATTEMPT"]),
+    ("explain INVALID_B", &["INVALID_BASE64"]),
 ];
 
 /// A shell that hangs waiting for input fails the test instead of the run.
