@@ -22,7 +22,7 @@ pub struct ExportArgs {
     /// fingerprint [default: id, queue, handler_ref, status, attempt_count, redrive_count,
     /// created_at, last.outcome, last.error.type, last.error.message, last.finished_at,
     /// fingerprint].
-    #[arg(long, value_name = "LIST", value_parser = parse_fields)]
+    #[arg(long, value_name = "LIST", value_parser = FieldList, hide_possible_values = true)]
     fields: Option<Fields>,
 
     /// CSV and TSV: prefix with ' (and quote) every text cell that begins with = + - @ tab or
@@ -61,6 +61,47 @@ enum FormatArg {
 /// `--fields LIST`, parsed (a newtype: clap would take a bare `Vec` for a repeated flag).
 #[derive(Debug, Clone)]
 struct Fields(Vec<ExportField>);
+
+/// `--fields`' parser ([`parse_fields`]), offering the column names to the shells'
+/// completions (a list's first name; `header.KEY` as `header.`).
+#[derive(Clone, Debug)]
+struct FieldList;
+
+impl clap::builder::TypedValueParser for FieldList {
+    type Value = Fields;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Fields, clap::Error> {
+        let text = value.to_str().ok_or_else(|| {
+            clap::Error::new(clap::error::ErrorKind::InvalidUtf8).with_cmd(command)
+        })?;
+        parse_fields(text).map_err(|why| {
+            let flag = arg.map_or_else(|| "--fields".to_owned(), |a| a.to_string());
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("invalid value '{text}' for '{flag}': {why}\n"),
+            )
+            .with_cmd(command)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let names = FIELD_NAMES.iter().map(|name| {
+            if *name == "header.KEY" {
+                "header."
+            } else {
+                name
+            }
+        });
+        Some(Box::new(names.map(clap::builder::PossibleValue::new)))
+    }
+}
 
 fn parse_fields(list: &str) -> Result<Fields, String> {
     let mut fields: Vec<ExportField> = Vec::new();

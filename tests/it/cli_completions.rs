@@ -31,6 +31,10 @@ const CASES: &[(&str, &[&str])] = &[
     ("stats --format ", &["html", "json", "table"]),
     ("explain BAD_A", &["BAD_ATTEMPT"]),
     ("explain INVALID_B", &["INVALID_BASE64"]),
+    (
+        "export --fields last.e",
+        &["last.error.message", "last.error.type"],
+    ),
 ];
 
 /// A shell that hangs waiting for input fails the test instead of the run.

@@ -241,7 +241,27 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -s q -
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l fields -d 'The columns, comma-separated, from: id, envelope_version, queue, handler_ref, handler_version, status, attempt_count, redrive_count, created_at, next_attempt_at, lease_expires_at, payload_content_type, payload_bytes, source, header.KEY, last.outcome, last.error.type, last.error.message, last.started_at, last.finished_at, fingerprint [default: id, queue, handler_ref, status, attempt_count, redrive_count, created_at, last.outcome, last.error.type, last.error.message, last.finished_at, fingerprint]' -r
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l fields -d 'The columns, comma-separated, from: id, envelope_version, queue, handler_ref, handler_version, status, attempt_count, redrive_count, created_at, next_attempt_at, lease_expires_at, payload_content_type, payload_bytes, source, header.KEY, last.outcome, last.error.type, last.error.message, last.started_at, last.finished_at, fingerprint [default: id, queue, handler_ref, status, attempt_count, redrive_count, created_at, last.outcome, last.error.type, last.error.message, last.finished_at, fingerprint]' -r -f -a "id\t''
+envelope_version\t''
+queue\t''
+handler_ref\t''
+handler_version\t''
+status\t''
+attempt_count\t''
+redrive_count\t''
+created_at\t''
+next_attempt_at\t''
+lease_expires_at\t''
+payload_content_type\t''
+payload_bytes\t''
+source\t''
+header.\t''
+last.outcome\t''
+last.error.type\t''
+last.error.message\t''
+last.started_at\t''
+last.finished_at\t''
+fingerprint\t''"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l queue-limits -d 'Queues\' own size limits from a file: TOML (`"billing.invoices" = 2097152`, a line per queue) or a JSON object (`{"billing.invoices": 2097152}`)' -r
