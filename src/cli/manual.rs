@@ -93,7 +93,8 @@ fn bash_labels_matching_the_walk(script: Vec<u8>) -> Vec<u8> {
 }
 
 pub fn man(args: ManArgs) -> anyhow::Result<Outcome> {
-    let command = super::command();
+    // The examples get a section of their own, not the end of the EXTRA section.
+    let command = super::command_with(false);
     match args.dir {
         Some(dir) => {
             // A folder, made if missing, or an s3:// prefix, where each page is an object (and
@@ -112,31 +113,50 @@ pub fn man(args: ManArgs) -> anyhow::Result<Outcome> {
             let mut command = command.disable_help_subcommand(true);
             command.build();
             let mut pages = Vec::new();
-            for page in pages_of(command) {
+            for (names, page) in pages_of(command, "") {
                 let path = dir.join(page.get_filename());
                 super::check_against_stderr("--dir", Some(&path))?;
                 let mut out = OutputFile::create(&path)
                     .with_context(|| format!("{}: cannot create output", path.display()))?;
-                page.render(&mut out)?;
+                out.write_all(&render(&page, &names)?)?;
                 pages.push(out);
             }
             rdq_envelope::io::commit_all(pages)?;
         }
         None => {
-            let mut out = Vec::new();
-            clap_mangen::Man::new(command).render(&mut out)?;
-            to_stdout(&out)?;
+            to_stdout(&render(&clap_mangen::Man::new(command), "")?)?;
         }
     }
     Ok(Outcome::Clean)
 }
 
-/// A page for the command and one for each of its visible subcommands, depth first.
-fn pages_of(command: clap::Command) -> Vec<clap_mangen::Man> {
+/// A page for the command and one for each of its visible subcommands, depth first, each with
+/// its path of names (`""` for the top, `"batch migrate"`).
+fn pages_of(command: clap::Command, names: &str) -> Vec<(String, clap_mangen::Man)> {
     let mut pages = Vec::new();
     for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
-        pages.extend(pages_of(sub.clone()));
+        let path = match names.is_empty() {
+            true => sub.get_name().to_owned(),
+            false => format!("{names} {}", sub.get_name()),
+        };
+        pages.extend(pages_of(sub.clone(), &path));
     }
-    pages.push(clap_mangen::Man::new(command));
+    pages.push((names.to_owned(), clap_mangen::Man::new(command)));
     pages
+}
+
+/// A page in roff, with its EXAMPLES section (`examples.rs`) before the EXTRA one (the
+/// documents' note), where man pages put examples.
+fn render(page: &clap_mangen::Man, names: &str) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    page.render(&mut out)?;
+    let Some(examples) = super::examples::roff(names) else {
+        return Ok(out);
+    };
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let at = [".SH EXTRA", ".SH VERSION"]
+        .iter()
+        .find_map(|section| text.find(&format!("\n{section}")).map(|i| i + 1))
+        .unwrap_or(text.len());
+    Ok(format!("{}{examples}{}", &text[..at], &text[at..]).into_bytes())
 }

@@ -8,6 +8,7 @@ mod compliance;
 mod convert;
 mod dedupe;
 mod ending;
+mod examples;
 mod explain;
 mod export;
 mod filter;
@@ -51,14 +52,35 @@ const DOCS_NOTE: &str = "Documents cited as docs/NAME.md: docs/ in the source tr
 share/doc/rdq-envelope/ under the prefix a pip install put bin/rdq-envelope in (the \
 environment's `python3 -c 'import sys; print(sys.prefix)'`).";
 
-/// The command line as clap knows it: the derive's, every page ending with [`DOCS_NOTE`].
+/// The command line as clap knows it: the derive's, every page ending with [`DOCS_NOTE`] and
+/// then its examples (`examples.rs`).
 fn command() -> clap::Command {
-    fn with_docs_note(command: clap::Command) -> clap::Command {
+    command_with(true)
+}
+
+/// [`command`], with the examples at the end of each page's help or without them (the man
+/// pages give them a section of their own).
+fn command_with(examples: bool) -> clap::Command {
+    fn finish(command: clap::Command, path: String, examples: bool) -> clap::Command {
+        let help = match examples::help_text(&path).filter(|_| examples) {
+            Some(text) => format!("{DOCS_NOTE}\n\n{text}"),
+            None => DOCS_NOTE.to_owned(),
+        };
+        let names: Vec<String> = command
+            .get_subcommands()
+            .map(|sub| sub.get_name().to_owned())
+            .collect();
+        let mut command = command.after_help(help);
+        for name in names {
+            let sub_path = match path.is_empty() {
+                true => name.clone(),
+                false => format!("{path} {name}"),
+            };
+            command = command.mut_subcommand(&name, |sub| finish(sub, sub_path, examples));
+        }
         command
-            .after_help(DOCS_NOTE)
-            .mut_subcommands(with_docs_note)
     }
-    with_docs_note(Cli::command())
+    finish(Cli::command(), String::new(), examples)
 }
 
 /// Validate, version-migrate and re-emit rdq task envelopes (JSON Lines), losslessly.

@@ -47,7 +47,12 @@ fn heading_of<'a>(sections: &'a [(String, Vec<String>)], flag: &str) -> &'a str 
 fn every_reader_lists_its_own_flags_then_inputs_then_outputs() {
     for command in READERS {
         let sections = sections(command);
-        let headings: Vec<&str> = sections.iter().map(|(h, _)| h.as_str()).collect();
+        // The examples close every page (`every_command_ends_its_help_with_examples_that_run`).
+        let headings: Vec<&str> = sections
+            .iter()
+            .map(|(h, _)| h.as_str())
+            .filter(|h| *h != "Examples")
+            .collect();
         let expected = ["Arguments", "Options", "Input and limits", "Output"];
         assert_eq!(
             headings,
@@ -160,4 +165,92 @@ fn every_help_page_and_man_page_says_where_the_documents_are() {
         let text = std::fs::read_to_string(pages.join(page)).unwrap();
         assert!(text.contains("share/doc/rdq\\-envelope/"), "{page}");
     }
+}
+
+/// The subcommands `--help` lists under "Commands:" (clap's `help` left out).
+fn subcommands(path: &[&str]) -> Vec<String> {
+    let out = bin().args(path).arg("--help").output().unwrap();
+    let text = stdout(&out);
+    let Some(listed) = text.split("\nCommands:\n").nth(1) else {
+        return Vec::new();
+    };
+    listed
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every command's `--help` ends with two or three real examples, and each runs: in order, in
+/// a folder holding the bundled sample under `samples/`, the binary under test first on PATH,
+/// ending with status 0 or 1 (the man pages show the same examples).
+#[test]
+fn every_command_ends_its_help_with_examples_that_run() {
+    let dir = crate::common::scratch("help-examples");
+    std::fs::create_dir_all(dir.join("samples")).unwrap();
+    let sample =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/dlq-sample.jsonl.zst");
+    std::fs::copy(&sample, dir.join("samples/dlq-sample.jsonl.zst")).unwrap();
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_rdq-envelope"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut paths: Vec<Vec<String>> = vec![Vec::new()];
+    for name in subcommands(&[]) {
+        for nested in subcommands(&[name.as_str()]) {
+            paths.push(vec![name.clone(), nested]);
+        }
+        paths.push(vec![name]);
+    }
+    assert!(paths.len() > 20, "{paths:?}");
+    for command in &paths {
+        let args: Vec<&str> = command.iter().map(String::as_str).collect();
+        let out = bin().args(&args).arg("--help").output().unwrap();
+        let help = stdout(&out);
+        let (_, examples) = help
+            .rsplit_once("\nExamples:\n")
+            .unwrap_or_else(|| panic!("{args:?}: no examples at the end of --help"));
+        let examples: Vec<&str> = examples.lines().collect();
+        assert!((2..=3).contains(&examples.len()), "{args:?}: {examples:?}");
+        for example in examples {
+            let line = example
+                .strip_prefix("  $ ")
+                .unwrap_or_else(|| panic!("{args:?}: {example:?}"));
+            let run = std::process::Command::new("sh")
+                .args(["-c", line])
+                .current_dir(&dir)
+                .env("PATH", &path)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            assert!(
+                matches!(run.status.code(), Some(0 | 1)),
+                "{args:?}: `{line}` ended with {:?}: {}",
+                run.status.code(),
+                crate::common::stderr(&run)
+            );
+        }
+    }
+    // Every man page has them in a section of its own.
+    let pages = dir.join("man-pages");
+    let out = bin().args(["man", "--dir"]).arg(&pages).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let mut count = 0;
+    for page in std::fs::read_dir(&pages).unwrap() {
+        let page = page.unwrap().path();
+        let text = std::fs::read_to_string(&page).unwrap();
+        assert!(
+            text.contains("\n.SH EXAMPLES\n.nf\n\\&$ "),
+            "{}",
+            page.display()
+        );
+        count += 1;
+    }
+    assert_eq!(count, paths.len());
 }
