@@ -188,19 +188,7 @@ fn subcommands(path: &[&str]) -> Vec<String> {
 /// ending with status 0 or 1 (the man pages show the same examples).
 #[test]
 fn every_command_ends_its_help_with_examples_that_run() {
-    let dir = crate::common::scratch("help-examples");
-    std::fs::create_dir_all(dir.join("samples")).unwrap();
-    let sample =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/dlq-sample.jsonl.zst");
-    std::fs::copy(&sample, dir.join("samples/dlq-sample.jsonl.zst")).unwrap();
-    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_rdq-envelope"))
-        .parent()
-        .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let (dir, path) = crate::common::folder_with_the_sample("help-examples");
     let mut paths: Vec<Vec<String>> = vec![Vec::new()];
     for name in subcommands(&[]) {
         for nested in subcommands(&[name.as_str()]) {

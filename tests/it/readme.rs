@@ -3,7 +3,6 @@
 //! folder holding the bundled sample) and prints what the README shows. Timings in the summary
 //! lines (`in 0.00 s, 239 MB/s`) are the only text allowed to differ.
 
-use std::path::Path;
 use std::process::Command;
 
 use crate::common;
@@ -42,21 +41,7 @@ fn the_walk_through_prints_what_the_readme_shows() {
     let examples = examples(&readme);
     assert!(examples.len() >= 8, "found {} examples", examples.len());
 
-    let dir = common::scratch("readme");
-    std::fs::create_dir_all(dir.join("samples")).unwrap();
-    std::fs::copy(
-        "samples/dlq-sample.jsonl.zst",
-        dir.join("samples/dlq-sample.jsonl.zst"),
-    )
-    .unwrap();
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_rdq-envelope"))
-        .parent()
-        .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let (dir, path) = common::folder_with_the_sample("readme");
     // Under CI jq is installed (.ci/run): its absence is a failure, not a silent skip.
     let has_jq = tool_or_skip(&["jq"], "the README's jq examples").is_some();
     for (command, expected) in examples {

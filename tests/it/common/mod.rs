@@ -9,7 +9,7 @@ pub mod s3;
 #[cfg(feature = "s3")]
 pub mod unruly;
 pub mod writers;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -32,6 +32,25 @@ pub fn compliance_case_paths() -> Vec<PathBuf> {
 /// The binary under test.
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rdq-envelope"))
+}
+
+/// A scratch folder holding only `samples/dlq-sample.jsonl.zst`, as a newcomer's checkout has
+/// the bundled sample, and the PATH that finds the binary under test first: where the README's
+/// and the help's examples run as typed.
+pub fn folder_with_the_sample(name: &str) -> (PathBuf, String) {
+    let dir = scratch(name);
+    std::fs::create_dir_all(dir.join("samples")).unwrap();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/dlq-sample.jsonl.zst");
+    std::fs::copy(sample, dir.join("samples/dlq-sample.jsonl.zst")).unwrap();
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_rdq-envelope"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    (dir, path)
 }
 
 /// A fresh scratch folder for one test. All the tests share one process, and two of them may
