@@ -266,18 +266,24 @@ pub fn need_or_skip<T>(found: Result<T, String>, what_for: &str) -> Option<T> {
         Ok(found) => Some(found),
         Err(absent) if in_ci() => panic!("CI must run {what_for} (.ci/run installs it): {absent}"),
         Err(absent) => {
+            // One line: what is missing and how to install it, never a tool's own output (a
+            // Python traceback) after it.
+            let absent = absent.lines().next().unwrap_or_default();
+            let line = format!("skipped: {what_for}: {absent}");
             // Straight to the process's standard error, not through `eprintln!`: the test
             // harness captures the macros' output of a test that passes, and a suite that ran
             // nothing must be seen where `cargo test` is run.
             use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "skipped: {what_for}: {absent}");
+            let _ = writeln!(std::io::stderr(), "{line}");
+            skipped::note(line);
             None
         }
     }
 }
 
 /// The first of `names` (one program under the names distributions give it, e.g. `chromium`
-/// and `chromium-browser`) that runs `--version` successfully, by [`need_or_skip`]'s rule.
+/// and `chromium-browser`) that runs `--version` successfully, by [`need_or_skip`]'s rule; when
+/// none does, the line says how Debian installs it.
 pub fn tool_or_skip(names: &[&str], what_for: &str) -> Option<std::path::PathBuf> {
     let found = names
         .iter()
@@ -289,8 +295,81 @@ pub fn tool_or_skip(names: &[&str], what_for: &str) -> Option<std::path::PathBuf
                 .is_ok_and(|o| o.status.success())
         })
         .map(std::path::PathBuf::from)
-        .ok_or_else(|| format!("no {} on PATH", names.join(" or ")));
+        .ok_or_else(|| {
+            let install = debian_install(names[0]);
+            format!("no {} on PATH (Debian: {install})", names.join(" or "))
+        });
     need_or_skip(found, what_for)
+}
+
+/// The command that installs a tool on Debian (its package, where the name differs).
+pub fn debian_install(tool: &str) -> String {
+    let package = match tool {
+        "pzstd" => "zstd",
+        "script" => "bsdutils",
+        "iconv" => "libc-bin",
+        "chromium-browser" => "chromium",
+        "java" => "openjdk-17-jre-headless",
+        other => other,
+    };
+    format!("apt-get install {package}")
+}
+
+/// The block that closes a test binary's run: every suite skipped, each once, with why.
+mod skipped {
+    use std::sync::Mutex;
+
+    static LINES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    /// Notes a skip; the first one arranges the block for the process's end.
+    pub(super) fn note(line: String) {
+        let Ok(mut lines) = LINES.lock() else {
+            return;
+        };
+        if lines.is_empty() {
+            at_exit();
+        }
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+
+    /// Prints the block (the test harness has printed its results by then).
+    extern "C" fn print_block() {
+        let Ok(lines) = LINES.lock() else {
+            return;
+        };
+        if lines.is_empty() {
+            return;
+        }
+        let mut block = format!(
+            "\n{} suite{} skipped here (CI runs {}; the README's Testing table says how to install what they need):\n",
+            lines.len(),
+            if lines.len() == 1 { "" } else { "s" },
+            if lines.len() == 1 { "it" } else { "them" }
+        );
+        for line in lines.iter() {
+            block.push_str("  ");
+            block.push_str(line);
+            block.push('\n');
+        }
+        use std::io::Write;
+        let _ = std::io::stderr().write_all(block.as_bytes());
+    }
+
+    #[cfg(all(unix, feature = "stream"))]
+    #[allow(unsafe_code)]
+    fn at_exit() {
+        // SAFETY: `print_block` is an `extern "C" fn()` that takes nothing and returns; it
+        // runs once, as the process exits, and only locks a static and writes to stderr.
+        unsafe { libc::atexit(print_block) };
+    }
+
+    #[cfg(not(all(unix, feature = "stream")))]
+    fn at_exit() {
+        // Without libc the block is not printed; each skip's own line still is.
+        let _ = print_block as extern "C" fn();
+    }
 }
 
 /// What [`drive_lifecycle`] did.

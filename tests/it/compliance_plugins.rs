@@ -60,8 +60,11 @@ fn python_or_skip(module: &str, what_for: &str) -> bool {
                 Ok(())
             } else {
                 Err(format!(
-                    "python3 cannot import {module}: {}",
-                    stderr(&o).trim()
+                    "python3 cannot import {module} (pip install '{}')",
+                    match module {
+                        "psycopg" => "psycopg[binary]>=3.1,<4",
+                        other => other,
+                    }
                 ))
             }
         });

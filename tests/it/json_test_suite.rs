@@ -12,7 +12,7 @@ fn corpus() -> Option<Vec<(String, Vec<u8>)>> {
         .join("../shared/testdata/JSONTestSuite/test_parsing");
     // Under CI the corpus is always laid beside the project: its absence is a failure, not a
     // test that passes by checking nothing.
-    let found = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()));
+    let found = std::fs::read_dir(&dir).map_err(|_| crate::common::json_test_suite_missing(&dir));
     let entries = need_or_skip(found, "the JSONTestSuite conformance test")?;
     let mut files: Vec<_> = entries
         .map(|e| {

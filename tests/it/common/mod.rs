@@ -34,6 +34,15 @@ pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rdq-envelope"))
 }
 
+/// Why the JSONTestSuite corpus is absent, and how to get it (the README's Testing table).
+pub fn json_test_suite_missing(dir: &Path) -> String {
+    format!(
+        "no JSONTestSuite corpus at {} (git clone https://github.com/nst/JSONTestSuite, \
+         a folder beside the project's, as ../shared/testdata/JSONTestSuite)",
+        dir.display()
+    )
+}
+
 /// A scratch folder holding only `samples/dlq-sample.jsonl.zst`, as a newcomer's checkout has
 /// the bundled sample, and the PATH that finds the binary under test first: where the README's
 /// and the help's examples run as typed.
