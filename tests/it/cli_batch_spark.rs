@@ -13,18 +13,15 @@ use common::{need_or_skip, run, scratch, stderr, without_seconds};
 fn missing() -> Option<String> {
     let java = Command::new("java").arg("-version").output();
     if !java.is_ok_and(|o| o.status.success()) {
-        return Some("no java on PATH".into());
+        return Some("no java on PATH (Debian: apt-get install openjdk-17-jre-headless)".into());
     }
     let pyspark = Command::new("python3")
         .args(["-c", "import pyspark"])
         .output();
     match pyspark {
         Ok(o) if o.status.success() => None,
-        Ok(o) => Some(format!(
-            "python3 cannot import pyspark: {}",
-            stderr(&o).trim()
-        )),
-        Err(e) => Some(format!("no python3: {e}")),
+        Ok(_) => Some("python3 cannot import pyspark (pip install 'pyspark==3.5.*')".into()),
+        Err(_) => Some("no python3 on PATH (Debian: apt-get install python3)".into()),
     }
 }
 

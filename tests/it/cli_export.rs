@@ -63,8 +63,9 @@ fn handcrafted() -> String {
 fn python_has(module: &str) -> bool {
     let found = Command::new("python3")
         .args(["-c", &format!("import {module}")])
-        .status()
-        .is_ok_and(|s| s.success())
+        // Its traceback is kept, not printed: the skip line says what is missing.
+        .output()
+        .is_ok_and(|o| o.status.success())
         .then_some(())
         .ok_or_else(|| format!("Python has no {module} (pip install {module})"));
     need_or_skip(found, "Parquet read back").is_some()

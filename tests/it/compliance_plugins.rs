@@ -206,7 +206,12 @@ impl Drop for Postgres {
 fn server_binaries() -> Result<PathBuf, String> {
     let root = Path::new("/usr/lib/postgresql");
     let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir(root)
-        .map_err(|e| format!("no PostgreSQL server ({}: {e})", root.display()))?
+        .map_err(|_| {
+            format!(
+                "no PostgreSQL server in {} (Debian: apt-get install postgresql)",
+                root.display()
+            )
+        })?
         .filter_map(Result::ok)
         .filter_map(|entry| {
             let version = entry.file_name().to_str()?.parse::<u32>().ok()?;
@@ -215,10 +220,12 @@ fn server_binaries() -> Result<PathBuf, String> {
         })
         .collect();
     versions.sort();
-    versions
-        .pop()
-        .map(|(_, bin)| bin)
-        .ok_or_else(|| format!("no {}/*/bin/initdb", root.display()))
+    versions.pop().map(|(_, bin)| bin).ok_or_else(|| {
+        format!(
+            "no {}/*/bin/initdb (Debian: apt-get install postgresql)",
+            root.display()
+        )
+    })
 }
 
 /// What runs a command as an unprivileged user when this process is root (PostgreSQL refuses

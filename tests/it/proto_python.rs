@@ -17,8 +17,9 @@ use crate::common::{self, gen_lines, run, scratch, stderr};
 fn python_with_protobuf() -> bool {
     let found = Command::new("python3")
         .args(["-c", "import grpc_tools.protoc, google.protobuf"])
-        .status()
-        .is_ok_and(|s| s.success())
+        // Its traceback is kept, not printed: the skip line says what is missing.
+        .output()
+        .is_ok_and(|o| o.status.success())
         .then_some(())
         .ok_or_else(|| {
             "python3 cannot import grpc_tools and google.protobuf (pip install grpcio-tools protobuf)"
