@@ -124,7 +124,7 @@ fn launch(program: &'static str, args: Vec<String>, port: u16) -> Result<S3, Str
         let spawned = command
             .spawn()
             .map(|_| ())
-            .map_err(|e| format!("moto_server: {e}"));
+            .map_err(|e| format!("{program}: {e}"));
         let _ = tx.send(spawned);
         loop {
             std::thread::park();
@@ -135,7 +135,7 @@ fn launch(program: &'static str, args: Vec<String>, port: u16) -> Result<S3, Str
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         if Instant::now() > deadline {
             return Err(format!(
-                "moto_server did not listen on 127.0.0.1:{port} in 30 s"
+                "{program} did not listen on 127.0.0.1:{port} in 30 s"
             ));
         }
         std::thread::sleep(Duration::from_millis(50));
