@@ -64,8 +64,14 @@ fn git_commit(manifest_dir: &Path) -> Option<String> {
     if let Some(common) = git(&["rev-parse", "--git-common-dir"]).map(absolute) {
         if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
             let loose = common.join(branch);
-            if loose.exists() {
-                println!("cargo:rerun-if-changed={}", loose.display());
+            // A branch whose ref is packed (after `git gc`) gets a loose file again at its next
+            // commit: without one, its folder is watched, where that file will appear.
+            let watched = match loose.exists() {
+                true => Some(loose.as_path()),
+                false => loose.parent().filter(|folder| folder.exists()),
+            };
+            if let Some(path) = watched {
+                println!("cargo:rerun-if-changed={}", path.display());
             }
         }
         let packed = common.join("packed-refs");

@@ -37,6 +37,16 @@ fn release() -> Command {
         }
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let target = root.join("target").join("release-for-tests");
+        // A cold release build takes minutes with nothing else printed: say what it is first.
+        {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "hostile tests: building the release binary into {} (their inputs are too large \
+                 for a debug build; several minutes when cold; {PREBUILT}=PATH uses one already built)",
+                target.display()
+            );
+        }
         let status = Command::new(env!("CARGO"))
             .args(["build", "--release", "--quiet", "--bin", "rdq-envelope"])
             // The features of this test build (pyproject.toml's `s3` for the wheel's too).
