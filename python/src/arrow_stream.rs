@@ -32,6 +32,13 @@ pub(crate) struct PyErrText {
     pub message: String,
 }
 
+impl PyErrText {
+    /// The exception, [`crate::Error`] with the code and the message.
+    pub(crate) fn into_py_err(self) -> PyErr {
+        crate::error(self.code, self.message)
+    }
+}
+
 /// An Arrow C stream in the capsule the PyCapsule interface names `arrow_array_stream`: the
 /// consumer moves the stream out (and releases it); one left in is released with the capsule.
 fn stream_capsule<'py>(

@@ -43,9 +43,10 @@ pub(crate) struct Common {
 }
 
 impl Common {
-    fn rules(&self) -> PyResult<EnvelopeRules> {
+    /// The rules these options ask for (`submit`: the submit subset, `validate` only).
+    fn rules(&self, submit: bool) -> PyResult<EnvelopeRules> {
         crate::check::rule_options(
-            false,
+            submit,
             self.require_version,
             true,
             self.max_envelope_bytes,
@@ -80,16 +81,29 @@ struct Opened {
 }
 
 impl Opened {
-    /// Opens `outputs` (index, role, path), refusing an output that is an input or another
-    /// output.
-    fn open(inputs: &[Named], outputs: &[(usize, &str, &Path)], jobs: usize) -> PyResult<Self> {
+    /// Opens a run's outputs before anything is read: `data` (index, role, and the path when
+    /// one is given) and the rejects when asked for, refusing an output that is an input or
+    /// another output.
+    fn for_run(common: &Common, data: &[(usize, &str, Option<&Path>)]) -> PyResult<Self> {
+        let mut outputs: Vec<(usize, &str, &Path)> = data
+            .iter()
+            .filter_map(|&(index, role, path)| path.map(|p| (index, role, p)))
+            .collect();
+        if let Some(path) = &common.rejects {
+            outputs.push((REJECTS, "rejects", path));
+        }
+        let inputs: Vec<Named> = common.inputs.iter().filter_map(Input::named).collect();
         let named: Vec<Named> = outputs
             .iter()
             .map(|(_, role, path)| Named::new(*role, Stream::Path(path.to_path_buf())))
             .collect();
-        check_aliases(inputs, &named).map_err(|e| usage(e.to_string()))?;
+        check_aliases(&inputs, &named).map_err(|e| usage(e.to_string()))?;
+        // Compressed outputs use as many threads as the run has workers.
+        let jobs = common
+            .threads
+            .unwrap_or_else(|| PipelineOptions::default().jobs);
         let mut files = Vec::with_capacity(outputs.len());
-        for &(index, _, path) in outputs {
+        for &(index, _, path) in &outputs {
             let compression =
                 OutputCompression::from_name(path, u32::try_from(jobs).unwrap_or(u32::MAX));
             let file = OutputFile::create_compressed(path, compression).map_err(|e| {
@@ -104,22 +118,6 @@ impl Opened {
             files,
             primary_lines: None,
         })
-    }
-
-    /// The pipeline's outputs: the files, and `memory` (an output kept in memory) at its
-    /// index.
-    /// Opens a run's outputs: `data` (index, role, and the path when one is given) and the
-    /// rejects when asked for.
-    fn for_run(common: &Common, data: &[(usize, &str, Option<&Path>)]) -> PyResult<Self> {
-        let (named, jobs) = inputs_and_jobs(common);
-        let mut outputs: Vec<(usize, &str, &Path)> = data
-            .iter()
-            .filter_map(|&(index, role, path)| path.map(|p| (index, role, p)))
-            .collect();
-        if let Some(path) = &common.rejects {
-            outputs.push((REJECTS, "rejects", path));
-        }
-        Self::open(&named, &outputs, jobs)
     }
 
     /// Runs `run` with the pipeline's outputs: the files (the primary one under its line
@@ -148,9 +146,11 @@ impl Opened {
         run(outputs)
     }
 
-    fn commit(self) -> PyResult<()> {
-        commit_all(self.files.into_iter().map(|(_, f)| f))
-            .map_err(|e| crate::error("OUTPUT", chain(&e)))
+    fn commit(self) -> Result<(), PyErrText> {
+        commit_all(self.files.into_iter().map(|(_, f)| f)).map_err(|e| PyErrText {
+            code: "OUTPUT",
+            message: chain(&e),
+        })
     }
 }
 
@@ -218,22 +218,10 @@ where
             pipeline::run(sources, op, options, outputs, None)
         })
     })?;
-    let (mut books, total) = result.map_err(|e| {
-        let e = run_error(&e);
-        crate::error(e.code, e.message)
-    })?;
-    opened.commit()?;
+    let (mut books, total) = result.map_err(|e| run_error(&e).into_py_err())?;
+    opened.commit().map_err(PyErrText::into_py_err)?;
     books.seconds = started.elapsed().as_secs_f64();
     Ok((books, total))
-}
-
-/// Names of inputs for the alias check, and the pipeline's jobs.
-fn inputs_and_jobs(common: &Common) -> (Vec<Named>, usize) {
-    let named = common.inputs.iter().filter_map(Input::named).collect();
-    let jobs = common
-        .threads
-        .unwrap_or_else(|| PipelineOptions::default().jobs);
-    (named, jobs)
 }
 
 /// `read`: the valid envelopes (those `filter` keeps, when given) as Arrow batches of
@@ -253,7 +241,7 @@ pub(crate) fn read(
         .iter()
         .map(|name| ExportField::parse(name).map_err(|e| usage(format!("columns: {e}"))))
         .collect::<PyResult<Vec<_>>>()?;
-    let rules = common.rules()?;
+    let rules = common.rules(false)?;
     let (tx, rx) = arrow_stream::channel();
     let batches = tx.clone();
     let mut op = ExportOp::new(rules, fields, ExportFormat::Arrow)
@@ -286,12 +274,7 @@ pub(crate) fn read(
                         code: "INTERNAL",
                         message: e.to_string(),
                     })
-                    .and_then(|_| {
-                        opened.commit().map_err(|e| PyErrText {
-                            code: "OUTPUT",
-                            message: Python::attach(|py| e.value(py).to_string()),
-                        })
-                    })
+                    .and_then(|_| opened.commit())
                     .map(|()| {
                         books.seconds = started.elapsed().as_secs_f64();
                         books_json(&books)
@@ -418,14 +401,7 @@ pub(crate) fn validate(
     valid_out: Option<PathBuf>,
     submit: bool,
 ) -> PyResult<(String, Table)> {
-    let rules = crate::check::rule_options(
-        submit,
-        common.require_version,
-        true,
-        common.max_envelope_bytes,
-        common.queue_limits.clone(),
-    )?;
-    let mut op = ValidateOp::new(rules);
+    let mut op = ValidateOp::new(common.rules(submit)?);
     op.format = ReportFormat::Json;
     op.report_warnings = warnings;
     op.keep_valid = valid_out.is_some();
@@ -443,7 +419,7 @@ pub(crate) fn validate(
 #[pyfunction]
 #[pyo3(signature = (common, dest, to))]
 pub(crate) fn migrate(py: Python<'_>, common: Common, dest: PathBuf, to: u32) -> PyResult<String> {
-    let mut op = MigrateOp::new(common.rules()?, MigrateSource::Rdq, to)
+    let mut op = MigrateOp::new(common.rules(false)?, MigrateSource::Rdq, to)
         .map_err(|e| usage(format!("to: {e}")))?;
     op.write_rejects = common.rejects.is_some();
     op.max_line_bytes = common.max_line_bytes();
@@ -464,7 +440,7 @@ pub(crate) fn filter(
     invert: bool,
     limit: Option<u64>,
 ) -> PyResult<(String, String)> {
-    let mut op = FilterOp::new(common.rules()?, predicates.predicates()?);
+    let mut op = FilterOp::new(common.rules(false)?, predicates.predicates()?);
     op.invert = invert;
     op.limit = limit;
     op.count_only = dest.is_none();
@@ -491,7 +467,7 @@ pub(crate) fn stats(py: Python<'_>, common: Common, by: &str, top: usize) -> PyR
             "by: {by:?} is not one of queue, handler, status, error_type, outcome, day, fingerprint"
         ))
         })?;
-    let mut op = StatsOp::new(common.rules()?, by);
+    let mut op = StatsOp::new(common.rules(false)?, by);
     op.write_rejects = common.rejects.is_some();
     op.max_line_bytes = common.max_line_bytes();
     let opened = Opened::for_run(&common, &[])?;

@@ -169,7 +169,6 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         "explain",
         &["rdq-envelope explain INVALID_ID", "rdq-envelope explain --list"],
     ),
-
 ];
 
 /// The examples of the command at `path` (`""`, `"batch migrate"`).

@@ -922,6 +922,92 @@ mod tests {
     use super::*;
     use crate::RuleOptions;
 
+    /// An Arrow export with predicates keeps exactly the lines `filter` keeps with them (its
+    /// `--where` included), in input order, in batches, with the books `filter` has.
+    #[cfg(all(feature = "parquet", feature = "filter"))]
+    #[test]
+    fn arrow_batches_with_a_filter_hold_the_lines_filter_keeps() {
+        use crate::ops::{FilterOp, Predicates, Where};
+        use crate::pipeline::{self, Outputs, PipelineOptions, Source};
+        use arrow_array::{Array, StringArray};
+        use std::sync::{Arc, Mutex};
+
+        let mut input = Vec::new();
+        for version in [1, 2] {
+            for line in crate::generate::test_lines(11, version, 0.05, 700) {
+                input.extend_from_slice(&line);
+                input.push(b'\n');
+            }
+        }
+        let predicates = || Predicates {
+            status: vec!["DEAD".into()],
+            where_expr: Some(Where::new(".attempt_count > 1").unwrap()),
+            ..Predicates::default()
+        };
+        let rules = || EnvelopeRules::new(RuleOptions::default()).unwrap();
+        let sources = || {
+            vec![Source::Reader {
+                name: "lines".into(),
+                reader: Box::new(std::io::Cursor::new(input.clone())),
+            }]
+        };
+        let options = PipelineOptions {
+            jobs: 3,
+            chunk_bytes: 64 << 10,
+            ..PipelineOptions::default()
+        };
+
+        let mut kept = Vec::new();
+        let filter = FilterOp::new(rules(), predicates());
+        let outputs = Outputs::none().to(crate::ops::output::PRIMARY, &mut kept);
+        let (filter_books, _) =
+            pipeline::run(sources(), &filter, options.clone(), outputs, None).unwrap();
+        let mut checker = Checker::new(rules());
+        let want: Vec<String> = kept
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| checker.check(l).envelope().unwrap().id().to_owned())
+            .collect();
+        assert!(want.len() > 10, "{}", want.len());
+
+        let batches = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&batches);
+        let op = ExportOp::new(rules(), vec![ExportField::Id], ExportFormat::Arrow)
+            .unwrap()
+            .with_batches(Arc::new(move |batch| {
+                into.lock().unwrap().push(batch);
+                true
+            }))
+            .with_filter(predicates());
+        let (books, mut total) =
+            pipeline::run(sources(), &op, options, Outputs::none(), None).unwrap();
+        assert!(op.finish(&mut total).unwrap().is_empty());
+        let got: Vec<String> = batches
+            .lock()
+            .unwrap()
+            .iter()
+            .flat_map(|batch| {
+                let ids = batch
+                    .column(0)
+                    .as_any()
+                    .downcast_ref::<StringArray>()
+                    .unwrap();
+                (0..ids.len())
+                    .map(|i| ids.value(i).to_owned())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(
+            (books.emitted, books.filtered_out, books.rejected),
+            (
+                filter_books.emitted,
+                filter_books.filtered_out,
+                filter_books.rejected
+            )
+        );
+    }
+
     /// Every value of a row, as text that tells the cells apart.
     fn row_of(op: &ExportOp, envelope: &EnvelopeRef<'_>) -> Vec<String> {
         let mut scratch = RowScratch::default();

@@ -65,13 +65,7 @@ impl ParquetSink {
         let Some(writer) = self.writer.as_mut() else {
             return;
         };
-        let arrays: Vec<ArrayRef> = tally
-            .columns
-            .iter()
-            .zip(&self.types)
-            .map(|(values, kind)| array(values, *kind))
-            .collect();
-        let written = RecordBatch::try_new(Arc::clone(&self.schema), arrays)
+        let written = record_batch(&self.schema, &self.types, &tally.columns)
             .map_err(|e| e.to_string())
             .and_then(|batch| writer.write(&batch).map_err(|e| e.to_string()))
             .and_then(|()| {
@@ -165,17 +159,25 @@ impl ArrowBatches {
     }
 
     fn take(&mut self) -> Result<RecordBatch, ExportError> {
-        let arrays: Vec<ArrayRef> = self
-            .pending
-            .iter()
-            .zip(&self.types)
-            .map(|(values, kind)| array(values, *kind))
-            .collect();
+        let batch = record_batch(&self.schema, &self.types, &self.pending);
         self.pending.iter_mut().for_each(ColumnValues::clear);
         self.rows = 0;
-        RecordBatch::try_new(Arc::clone(&self.schema), arrays)
-            .map_err(|e| ExportError::Parquet(e.to_string()))
+        batch.map_err(|e| ExportError::Parquet(e.to_string()))
     }
+}
+
+/// The rows of `columns` (one [`ColumnValues`] per column, typed as `types` say) as one batch.
+fn record_batch(
+    schema: &SchemaRef,
+    types: &[ColumnType],
+    columns: &[ColumnValues],
+) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    let arrays: Vec<ArrayRef> = columns
+        .iter()
+        .zip(types)
+        .map(|(values, kind)| array(values, *kind))
+        .collect();
+    RecordBatch::try_new(Arc::clone(schema), arrays)
 }
 
 fn data_type(kind: ColumnType) -> DataType {
