@@ -78,6 +78,11 @@ pub struct InputArgs {
     /// parallelism). Output is the same, byte for byte, whatever the number.
     #[arg(short, long, value_name = "N", value_parser = jobs_in_range)]
     pub jobs: Option<u16>,
+
+    /// Stop after N rejected lines: the run ends right after the Nth, in input order, with
+    /// status 1 and the books of the lines up to it (the lines after it are not read).
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub max_errors: Option<u64>,
 }
 
 impl InputArgs {
@@ -123,6 +128,15 @@ impl InputArgs {
             }
             None => Ok(rdq_envelope::pipeline::PipelineOptions::default().jobs),
         }
+    }
+
+    /// How the pipeline runs for these arguments: `-j`, the reader cap and `--max-errors`.
+    pub fn pipeline_options(&self) -> anyhow::Result<rdq_envelope::pipeline::PipelineOptions> {
+        let mut options = rdq_envelope::pipeline::PipelineOptions::default();
+        options.jobs = self.jobs()?;
+        options.max_line_bytes = self.max_line_bytes;
+        options.max_rejected = self.max_errors;
+        Ok(options)
     }
 
     /// Every queue's own limit: the file's, then `--queue-limit`, which replaces the file's
@@ -272,6 +286,15 @@ pub fn jobs_in_range(s: &str) -> Result<u16, String> {
         Ok(n) if (1..=max as u64).contains(&n) => Ok(n as u16),
         Ok(_) => Err(format!("{s} is not from 1 to {max}")),
         Err(_) => Err(format!("{s:?} is not a number")),
+    }
+}
+
+/// A count of one or more (`--max-errors N`).
+fn at_least_one(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("0 would stop before any line: give 1 or more".to_owned()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{s:?} is not a whole number of 1 or more")),
     }
 }
 

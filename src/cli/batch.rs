@@ -137,6 +137,10 @@ fn dispatch_op<Op: LineOperation>(
         }
     }
     input.check()?;
+    if input.max_errors.is_some() {
+        // Shards run side by side: no line is the Nth rejected one in a single order.
+        bail!("batch: --max-errors: shards are read side by side, so no run order says which rejected line is the Nth; each shard's summary counts its rejected lines");
+    }
     if args.only.is_some() && args.shards_at_once.is_some() {
         bail!("batch: --shards-at-once with --only: --only runs one shard");
     }

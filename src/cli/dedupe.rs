@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 
 use rdq_envelope::io::Rereadable;
 use rdq_envelope::ops::{DedupeOp, DedupeScan};
-use rdq_envelope::pipeline::{self, Outputs, PipelineOptions};
+use rdq_envelope::pipeline::{self, Outputs};
 use rdq_envelope::EnvelopeRules;
 
 use super::args::OUTPUT_HEADING;
@@ -52,9 +52,7 @@ pub fn run(args: DedupeArgs) -> anyhow::Result<Outcome> {
             inputs::say_if_reading_a_terminal(&args.input.files, args.output.quiet);
             let inputs = Rereadable::new(sources(&args.input.files))?;
             let scan = DedupeScan::new(rules()?, args.input.max_line_bytes);
-            let mut options = PipelineOptions::default();
-            options.jobs = args.input.jobs()?;
-            options.max_line_bytes = args.input.max_line_bytes;
+            let options = args.input.pipeline_options()?;
             let none = Outputs::none();
             let (_, chosen) = pipeline::run(inputs.sources()?, &scan, options, none, None)?;
             for path in inputs.regular_files() {

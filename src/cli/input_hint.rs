@@ -7,13 +7,21 @@ use std::path::Path;
 
 use rdq_envelope::framing::InputKind;
 use rdq_envelope::io::{Compression, Endings, Url};
-use rdq_envelope::pipeline::{Source, Summary};
+use rdq_envelope::pipeline::{NotJsonLinesHook, Source};
 use rdq_envelope::report::shell::{shell_path, shell_word};
 
-/// One line for each input whose first line says it is another kind of file. Its lines are
-/// still rejected one by one; this says why all at once.
-pub fn say_what_the_inputs_look_like(summary: &Summary) -> std::io::Result<()> {
-    for (source, kind) in &summary.not_json_lines {
+/// The pipeline's hook that says it as soon as an input's first line shows it (before any of
+/// the input's diagnostics). A standard error that cannot take it fails the run's closing line.
+pub fn hook() -> NotJsonLinesHook {
+    NotJsonLinesHook(std::sync::Arc::new(|source, kind| {
+        let _ = say_what_an_input_looks_like(source, kind);
+    }))
+}
+
+/// The line for an input whose first line says it is another kind of file. Its lines are
+/// still judged one by one; this says why they are all rejected, and what to run instead.
+pub fn say_what_an_input_looks_like(source: &str, kind: InputKind) -> std::io::Result<()> {
+    {
         let looks_like = kind.looks_like();
         match kind {
             InputKind::Unicode(unicode) => {

@@ -171,10 +171,11 @@ impl<'a, Op: LineOperation> Run<'a, Op> {
                 )
             })
             .flatten();
-        let mut options = PipelineOptions::default();
-        options.jobs = jobs;
-        options.max_line_bytes = input.max_line_bytes;
+        let mut options = input.pipeline_options()?;
         options.line_buffered = output.line_buffered;
+        if !output.quiet {
+            options.on_not_json_lines = Some(super::input_hint::hook());
+        }
         let pipeline = Pipeline {
             options,
             progress: Some(progress),
@@ -209,7 +210,6 @@ impl<'a, Op: LineOperation> Run<'a, Op> {
         files.commit_then(|| match output.quiet {
             true => Ok(()),
             false => {
-                super::input_hint::say_what_the_inputs_look_like(&summary)?;
                 let wrote = what_was_written(&summary, output, secondary);
                 let (counts, rate) = (summary.human_counts(), summary.human_rate());
                 super::say(format_args!("{counts}{}{wrote}{rate}", notes.human))
@@ -251,10 +251,22 @@ impl Pipeline {
         outputs.set(output::SECONDARY, files.secondary.as_mut().map(|o| o as _));
         outputs.set(output::REJECTS, files.rejects.as_mut().map(|o| o as _));
         outputs.set(output::MESSAGES, files.messages.as_mut().map(|o| o as _));
+        let max_rejected = self.options.max_rejected;
         let (mut summary, total) = pipeline::run(sources, op, self.options, outputs, self.progress)
             .map_err(with_flag_hint)?;
         summary.seconds = self.started.elapsed().as_secs_f64();
-        let notes = settle(&mut summary, &total);
+        let mut notes = settle(&mut summary, &total);
+        if let Some(max) = max_rejected.filter(|&max| summary.rejected >= max) {
+            notes.add(
+                "max_errors_reached",
+                serde_json::Value::Bool(true),
+                &format!(
+                    "; stopped after {max} rejected line{} (--max-errors {max}): the input after \
+                     it was not read",
+                    if max == 1 { "" } else { "s" }
+                ),
+            );
+        }
         debug_assert!(summary.balances());
         if let Some(out) = files.summary.as_mut() {
             let mut line = Vec::new();
@@ -308,6 +320,19 @@ pub struct Notes {
     pub json: Option<serde_json::Value>,
     /// Appended to the closing line (`, ...`).
     pub human: String,
+}
+
+impl Notes {
+    /// Adds the member `key` to the summary file's and `human` to the closing line's.
+    pub fn add(&mut self, key: &str, value: serde_json::Value, human: &str) {
+        let json = self
+            .json
+            .get_or_insert_with(|| serde_json::Value::Object(Default::default()));
+        if let serde_json::Value::Object(members) = json {
+            members.insert(key.to_owned(), value);
+        }
+        self.human.push_str(human);
+    }
 }
 
 /// The checks made before any input is read or output created: flags that do nothing

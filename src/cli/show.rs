@@ -9,7 +9,7 @@ use rdq_envelope::envelope::formats::ulid_time_ms;
 use rdq_envelope::io::{Named, OutputCompression, OutputFile, Stream};
 use rdq_envelope::ops::output;
 use rdq_envelope::ops::{ShowOp, ShowPayload};
-use rdq_envelope::pipeline::{self, Outputs, PipelineOptions};
+use rdq_envelope::pipeline::{self, Outputs};
 use rdq_envelope::EnvelopeRules;
 
 use super::{inputs, run, InputArgs, Outcome};
@@ -88,9 +88,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
     let op = ShowOp::new(EnvelopeRules::new(options)?, args.id, args.all, payload)
         .escaping_controls(std::io::stdout().is_terminal());
     let mut stdout = OutputFile::stdout_compressed(OutputCompression::None)?;
-    let mut options = PipelineOptions::default();
-    options.jobs = args.input.jobs()?;
-    options.max_line_bytes = args.input.max_line_bytes;
+    let options = args.input.pipeline_options()?;
     let mut stderr = OutputFile::stderr();
     let outputs = Outputs::none()
         .to(output::PRIMARY, &mut stdout)

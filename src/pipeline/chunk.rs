@@ -356,13 +356,17 @@ impl<T> Chunk<T> {
         }
     }
 
-    /// Applies `op` to every line, writing into `self.out`.
+    /// Applies `op` to every line, writing into `self.out`. With `reject_room`, stops right
+    /// after the line that brings the output's rejected lines to it, and sets `out.stop`: the
+    /// cut of [`PipelineOptions::max_rejected`](super::PipelineOptions::max_rejected), made by
+    /// the writer, which alone knows the rejected lines before this chunk.
     pub fn process<Op: LineOperation<Tally = T>>(
         &mut self,
         op: &Op,
         state: &mut Op::Worker,
         source: &str,
         output_budget: usize,
+        reject_room: Option<u64>,
     ) {
         let first = self.resume_at.take().unwrap_or(0);
         for (i, span) in self.spans.iter().enumerate().skip(first) {
@@ -386,7 +390,21 @@ impl<T> Chunk<T> {
                 kind: span.kind,
             };
             apply(op, state, SourceLine { source, line }, &mut self.out);
+            if reject_room.is_some_and(|room| self.out.summary.rejected >= room) {
+                self.out.stop = true;
+                return;
+            }
         }
+    }
+
+    /// Forgets what was worked out for the lines, to work on them again from the first.
+    pub fn restart(&mut self)
+    where
+        T: Default,
+    {
+        self.out.clear();
+        self.out.tally = T::default();
+        self.resume_at = None;
     }
 
     /// Whether lines are left for [`process`](Self::process) to resume at.

@@ -191,6 +191,16 @@ pub trait LineOperation: Sync {
         out: &mut ChunkOutput<Self::Tally>,
     ) -> Action;
 
+    /// The output that holds this operation's diagnostics for people (rows of text, one or
+    /// more per rejected line), if any. For a source whose first line shows it is not JSON
+    /// Lines, those rows would be one per line of a file that was never meant to be read line
+    /// by line: the pipeline leaves them out and writes instead, once the source ends, a row
+    /// per code with the number of its lines that broke it (`SOURCE: CODE: N lines ...`). The
+    /// books count every line as before. `None` (the default) writes every row as it is.
+    fn diagnostics_for_people(&self) -> Option<usize> {
+        None
+    }
+
     /// The stack each worker thread needs, when more than the platform's default: an
     /// operation that recurses as deep as its input asks (`filter --where`). The thread that
     /// calls [`run`] also applies the operation at times (to the rest of a chunk whose output
@@ -312,6 +322,28 @@ pub struct PipelineOptions {
     /// run returns [`PipelineError::Cancelled`], never books that look complete. An embedder's
     /// Ctrl-C (the Python module's); `None` runs to the end.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Stop after this many rejected lines (`--max-errors`): the run ends right after the line
+    /// that brings the count to it, in input order, whatever the workers had read beyond, and
+    /// its books are those of the lines up to it. `None` reads every line; 0 is taken as 1.
+    pub max_rejected: Option<u64>,
+    /// Called on the writer's thread as soon as a source's first non-blank line shows it is
+    /// not JSON Lines (a JSON array, CSV, UTF-16, binary), with the source's name and what it
+    /// looks like, before anything that line put out is written and after every earlier output
+    /// is flushed: the command line's hint comes before any diagnostic of the source.
+    pub on_not_json_lines: Option<NotJsonLinesHook>,
+}
+
+/// What [`PipelineOptions::on_not_json_lines`] calls, with the source's name and its kind.
+#[derive(Clone)]
+pub struct NotJsonLinesHook(pub Arc<NotJsonLinesFn>);
+
+/// The function inside a [`NotJsonLinesHook`].
+pub type NotJsonLinesFn = dyn Fn(&str, InputKind) + Send + Sync;
+
+impl std::fmt::Debug for NotJsonLinesHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NotJsonLinesHook")
+    }
 }
 
 impl Default for PipelineOptions {
@@ -323,6 +355,8 @@ impl Default for PipelineOptions {
             line_buffered: false,
             linger: Some(DEFAULT_LINGER),
             cancel: None,
+            max_rejected: None,
+            on_not_json_lines: None,
         }
     }
 }
@@ -554,6 +588,8 @@ pub fn run<Op: LineOperation>(
             output_budget,
             max_line_bytes: options.max_line_bytes,
             cancel: options.cancel.as_deref(),
+            max_rejected: options.max_rejected.map(|max| max.max(1)),
+            on_not_json_lines: options.on_not_json_lines.as_ref(),
         };
         let result = writer.write_in_order(op, &mut total, &done_rx, &free_tx, &mut outputs);
         if !matches!(result, Ok(Ending::Read(_))) {
@@ -978,7 +1014,7 @@ fn work<Op: LineOperation>(
                     None => return false,
                 }
             }
-            chunk.process(op, &mut state, &names[chunk.source], output_budget);
+            chunk.process(op, &mut state, &names[chunk.source], output_budget, None);
             true
         }));
         // A panic leaves the chunk half done and the state unknown: the chunk goes back marked,
@@ -1007,6 +1043,10 @@ struct Writer<'a> {
     max_line_bytes: usize,
     /// [`PipelineOptions::cancel`].
     cancel: Option<&'a AtomicBool>,
+    /// [`PipelineOptions::max_rejected`].
+    max_rejected: Option<u64>,
+    /// [`PipelineOptions::on_not_json_lines`].
+    on_not_json_lines: Option<&'a NotJsonLinesHook>,
 }
 
 /// Whether the run was cancelled ([`PipelineOptions::cancel`]).
@@ -1026,6 +1066,17 @@ struct Books<'o, 'w, Op: LineOperation> {
     first_line_of: Option<usize>,
     /// The outputs written to since they were last flushed, by index.
     unflushed: Vec<bool>,
+    /// The source whose diagnostics for people are being counted, not written
+    /// ([`LineOperation::diagnostics_for_people`]).
+    summarising: Option<Summarised>,
+}
+
+/// The diagnostics of a source that is not JSON Lines, counted by code.
+struct Summarised {
+    source: usize,
+    kind: InputKind,
+    /// The books of its lines so far (their `by_code` and `warnings_by_code` are the rows).
+    books: Summary,
 }
 
 impl Writer<'_> {
@@ -1047,7 +1098,26 @@ impl Writer<'_> {
             joined: ChunkOutput::new(Op::OUTPUTS),
             first_line_of: Some(0),
             unflushed,
+            summarising: None,
         };
+        let stopped = self.write_chunks(op, total, done, free, &mut run)?;
+        self.end_summarised(op, &mut run)?;
+        Ok(match stopped {
+            true => Ending::Stopped(run.books),
+            false => Ending::Read(run.books),
+        })
+    }
+
+    /// The loop of [`write_in_order`](Self::write_in_order): true when the run stopped before
+    /// its inputs ended.
+    fn write_chunks<Op: LineOperation>(
+        &self,
+        op: &Op,
+        total: &mut Op::Total,
+        done: &Receiver<Chunk<Op::Tally>>,
+        free: &Sender<Chunk<Op::Tally>>,
+        run: &mut Books<'_, '_, Op>,
+    ) -> Result<bool, PipelineError> {
         // Chunks that finished before an earlier one, by sequence number. At most the pool's
         // size.
         let mut waiting = std::collections::BTreeMap::<u64, Chunk<Op::Tally>>::new();
@@ -1070,6 +1140,13 @@ impl Writer<'_> {
                 {
                     run.first_line_of = Some(chunk.source);
                 }
+                if run
+                    .summarising
+                    .as_ref()
+                    .is_some_and(|s| s.source < chunk.source)
+                {
+                    self.end_summarised(op, run)?;
+                }
                 let piece = chunk.piece.as_ref().filter(|_| chunk.failure.is_none());
                 if let Some(piece) = piece {
                     // The line that crossed into this piece ends at its first LF: it comes
@@ -1086,8 +1163,8 @@ impl Writer<'_> {
                             straddle.push(chunk.piece_bytes(0..head_end - 1));
                             let line = straddle.finish(true, chunk.base.lines + 1);
                             let line = line.expect("a terminated line is a line");
-                            if self.write_joined(op, total, &mut run, chunk.source, line)? {
-                                return Ok(Ending::Stopped(run.books));
+                            if self.write_joined(op, total, run, chunk.source, line)? {
+                                return Ok(true);
                             }
                         }
                         straddle.begin(chunk.base.bytes + tail_start as u64, false);
@@ -1096,26 +1173,38 @@ impl Writer<'_> {
                 }
                 if run.first_line_of == Some(chunk.source) {
                     if let Some(first) = chunk.first_content() {
-                        self.sniff_first(&mut run, chunk.source, first);
+                        self.sniff_first(op, run, chunk.source, first)?;
                     }
                 }
+                // The chunk holds the line that reaches --max-errors: its lines are worked on
+                // again, here, up to that line (the worker could not know where the cut was).
+                let room = self.reject_room(&run.books);
+                let mut redo = room.is_some_and(|room| chunk.out.summary.rejected >= room);
+                if redo {
+                    chunk.restart();
+                }
                 loop {
+                    if redo {
+                        let state = run.state.get_or_insert_with(|| op.worker());
+                        let source = &self.names[chunk.source];
+                        let room = self.reject_room(&run.books);
+                        let processed =
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                chunk.process(op, state, source, self.output_budget, room)
+                            }));
+                        if let Err(panic) = processed {
+                            return Err(self.panicked(&chunk, panic_message(&*panic)));
+                        }
+                    }
                     op.settle(total, &mut chunk.out);
-                    self.write_out(op, total, &mut run, &mut chunk.out)?;
+                    self.write_out(op, total, run, chunk.source, &mut chunk.out)?;
                     if chunk.out.stop || !chunk.unfinished() {
                         break;
                     }
                     // Rare (outputs many times their input): the rest of the chunk, here, in
                     // parts of the budget, each written before the next is worked on.
                     chunk.clear_output();
-                    let state = run.state.get_or_insert_with(|| op.worker());
-                    let source = &self.names[chunk.source];
-                    let processed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        chunk.process(op, state, source, self.output_budget)
-                    }));
-                    if let Err(panic) = processed {
-                        return Err(self.panicked(&chunk, panic_message(&*panic)));
-                    }
+                    redo = true;
                 }
                 // Handed off because its source went quiet: what the outputs hold goes out now,
                 // this chunk's and any before it.
@@ -1150,13 +1239,13 @@ impl Writer<'_> {
                     });
                 }
                 if chunk.out.stop {
-                    return Ok(Ending::Stopped(run.books));
+                    return Ok(true);
                 }
                 // The end of a source read in pieces ends its last line, if it has no LF.
                 if chunk.piece.as_ref().is_some_and(|p| p.place.last) {
                     if let Some(line) = straddle.finish(false, chunk.base.lines + 1) {
-                        if self.write_joined(op, total, &mut run, chunk.source, line)? {
-                            return Ok(Ending::Stopped(run.books));
+                        if self.write_joined(op, total, run, chunk.source, line)? {
+                            return Ok(true);
                         }
                     }
                 }
@@ -1169,21 +1258,84 @@ impl Writer<'_> {
             return Err(PipelineError::Cancelled);
         }
         debug_assert!(waiting.is_empty(), "every chunk came back");
-        Ok(Ending::Read(run.books))
+        Ok(false)
+    }
+
+    /// How many more lines may be rejected before the run stops (`max_rejected`).
+    fn reject_room(&self, books: &Summary) -> Option<u64> {
+        self.max_rejected
+            .map(|max| max.saturating_sub(books.rejected))
     }
 
     /// Notes what the first non-blank line of `source` shows of the input's kind.
     fn sniff_first<Op: LineOperation>(
         &self,
+        op: &Op,
         run: &mut Books<'_, '_, Op>,
         source: usize,
         first: &[u8],
-    ) {
+    ) -> Result<(), PipelineError> {
         run.first_line_of = Some(source + 1);
-        if let Some(kind) = InputKind::sniff(first) {
-            let name = self.names[source].clone();
-            run.books.not_json_lines.push((name, kind));
+        let Some(kind) = InputKind::sniff(first) else {
+            return Ok(());
+        };
+        let name = &self.names[source];
+        run.books.not_json_lines.push((name.clone(), kind));
+        if let Some(hook) = self.on_not_json_lines {
+            // What came before is out first, so the hint follows it wherever both go.
+            flush_written(run.outputs, &mut run.unflushed).map_err(PipelineError::Output)?;
+            (hook.0)(name, kind);
         }
+        if op.diagnostics_for_people().is_some() {
+            run.summarising = Some(Summarised {
+                source,
+                kind,
+                books: Summary::default(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes the rows that stand for the diagnostics of the source being summarised, if
+    /// any: a row per code, errors first, each with the number of lines that broke it.
+    fn end_summarised<Op: LineOperation>(
+        &self,
+        op: &Op,
+        run: &mut Books<'_, '_, Op>,
+    ) -> Result<(), PipelineError> {
+        let (Some(summarised), Some(index)) = (run.summarising.take(), op.diagnostics_for_people())
+        else {
+            return Ok(());
+        };
+        let Some(sink) = run
+            .outputs
+            .sinks
+            .get_mut(index)
+            .and_then(|s| s.as_deref_mut())
+        else {
+            return Ok(());
+        };
+        let name = &self.names[summarised.source];
+        let looks_like = summarised.kind.looks_like();
+        let mut rows = Vec::new();
+        for (counts, what) in [
+            (&summarised.books.by_code, "rejected"),
+            (&summarised.books.warnings_by_code, "with this warning"),
+        ] {
+            for (code, n) in counts {
+                let lines = if *n == 1 { "line" } else { "lines" };
+                let _ = writeln!(
+                    rows,
+                    "{name}: {code}: {n} {lines} {what}, not listed one by one: the input looks \
+                     like {looks_like}, not JSON Lines"
+                );
+            }
+        }
+        if !rows.is_empty() {
+            sink.write_all(&rows).map_err(PipelineError::Output)?;
+            run.unflushed[index] = true;
+        }
+        Ok(())
     }
 
     /// Writes what a chunk's lines (or a joined line) put out, in input order, and adds up
@@ -1193,8 +1345,15 @@ impl Writer<'_> {
         op: &Op,
         total: &mut Op::Total,
         run: &mut Books<'_, '_, Op>,
+        source: usize,
         out: &mut ChunkOutput<Op::Tally>,
     ) -> Result<(), PipelineError> {
+        if let Some(summarised) = run.summarising.as_mut().filter(|s| s.source == source) {
+            if let Some(index) = op.diagnostics_for_people() {
+                out.buffer(index).clear();
+            }
+            summarised.books.merge(&out.summary);
+        }
         write_chunk(out, run.outputs, self.flush_each, &mut run.unflushed)
             .map_err(PipelineError::Output)?;
         run.books.merge(&out.summary);
@@ -1216,7 +1375,7 @@ impl Writer<'_> {
         line: Line<'_>,
     ) -> Result<bool, PipelineError> {
         if run.first_line_of == Some(source) && line.kind != LineKind::Blank {
-            self.sniff_first(run, source, line.content);
+            self.sniff_first(op, run, source, line.content)?;
         }
         let mut out = std::mem::replace(&mut run.joined, ChunkOutput::new(0));
         out.clear();
@@ -1232,8 +1391,8 @@ impl Writer<'_> {
             });
         }
         op.settle(total, &mut out);
-        self.write_out(op, total, run, &mut out)?;
-        let stop = out.stop;
+        self.write_out(op, total, run, source, &mut out)?;
+        let stop = out.stop || self.reject_room(&run.books) == Some(0);
         run.joined = out;
         Ok(stop)
     }
@@ -1324,6 +1483,94 @@ mod tests {
             out.buffer(0).extend_from_slice(line.line.content);
             Action::Emit
         }
+    }
+
+    /// Emits every line, and rejects those that hold an `x`.
+    struct RejectX;
+
+    impl LineOperation for RejectX {
+        type Worker = ();
+        type Tally = ();
+        type Total = ();
+        fn worker(&self) {}
+        fn total(&self) {}
+        fn apply(&self, _: &mut (), line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
+            out.buffer(0).extend_from_slice(line.line.content);
+            out.buffer(0).push(b'\n');
+            match memchr::memchr(b'x', line.line.content) {
+                Some(_) => Action::Reject,
+                None => Action::Emit,
+            }
+        }
+    }
+
+    /// `max_rejected` cuts the run right after the line that reaches it, in input order,
+    /// whatever the chunk size, the workers, and whether the source is read in pieces by the
+    /// workers (a file) or framed by the reader: the output and the books are those of the
+    /// lines up to it.
+    #[test]
+    fn max_rejected_stops_right_after_the_line_that_reaches_it() {
+        let mut input = Vec::new();
+        let mut rejects_at = Vec::new(); // the line numbers of the rejected lines
+        for n in 1..=3000u64 {
+            let line = match n % 7 {
+                0 => format!("x{n}"),
+                3 => String::new(),
+                _ if n % 11 == 0 => format!("{n}x{}", "y".repeat((n % 300) as usize)),
+                _ => format!("{n}{}", "z".repeat((n % 97) as usize)),
+            };
+            if line.contains('x') {
+                rejects_at.push(n);
+            }
+            input.extend_from_slice(line.as_bytes());
+            input.push(b'\n');
+        }
+        let dir = std::env::temp_dir().join(format!("rdq-max-rejected-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("in.jsonl");
+        std::fs::write(&path, &input).unwrap();
+        let lines_up_to = |n: u64| -> Vec<u8> {
+            let mut out = Vec::new();
+            for line in input.split(|&b| b == b'\n').take(n as usize) {
+                if !line.is_empty() {
+                    out.extend_from_slice(line);
+                    out.push(b'\n');
+                }
+            }
+            out
+        };
+        for max in [1, 2, 5, 100, rejects_at.len() as u64, 10_000] {
+            let last = match rejects_at.get(max as usize - 1) {
+                Some(&n) => n,
+                None => 3000,
+            };
+            for (jobs, chunk_bytes) in [(1, 1), (2, 7), (3, 4096), (2, 1 << 20)] {
+                for file in [false, true] {
+                    let source = match file {
+                        true => Source::Path(path.clone()),
+                        false => Source::Reader {
+                            name: "mem".into(),
+                            reader: Box::new(io::Cursor::new(input.clone())),
+                        },
+                    };
+                    let options = PipelineOptions {
+                        jobs,
+                        chunk_bytes,
+                        max_rejected: Some(max),
+                        ..PipelineOptions::default()
+                    };
+                    let mut out = Vec::new();
+                    let outputs = Outputs::none().to(0, &mut out);
+                    let (books, ()) = run(vec![source], &RejectX, options, outputs, None).unwrap();
+                    let at = format!("max {max}, -j{jobs}, chunks of {chunk_bytes}, file {file}");
+                    assert_eq!(books.lines, last, "{at}");
+                    assert_eq!(books.rejected, max.min(rejects_at.len() as u64), "{at}");
+                    assert!(books.balances(), "{at}");
+                    assert!(out == lines_up_to(last), "{at}");
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A cancel ends a run over an input without end: lines that keep coming, and one line

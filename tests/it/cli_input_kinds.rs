@@ -501,3 +501,68 @@ fn an_expression_or_a_predicate_given_as_a_file_gets_its_flag() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
 }
+
+/// The hint comes before any diagnostic of the input, and the input's diagnostics for people
+/// are its codes counted, not a row per line; the books still count every line. Diagnostics
+/// for programs (`--format json`) stay one per line. Whatever the workers and chunk sizes.
+#[test]
+fn the_hint_comes_first_and_the_diagnostics_are_counted_by_code() {
+    let dir = scratch("input-kinds-first");
+    let lines = envelopes("30");
+    let mut broken = b"{\"id\": 1\n".to_vec();
+    broken.extend_from_slice(&lines);
+    std::fs::write(dir.join("broken.jsonl"), &broken).unwrap();
+    std::fs::write(dir.join("array.json"), array(&lines, true)).unwrap();
+    for jobs in ["1", "2", "4"] {
+        // Both streams in one, to see their order as a terminal shows it.
+        let out = Command::new("sh")
+            .args([
+                "-c",
+                "\"$0\" validate -j \"$1\" broken.jsonl array.json broken.jsonl 2>&1",
+            ])
+            .arg(env!("CARGO_BIN_EXE_rdq-envelope"))
+            .arg(jobs)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let text = stdout(&out);
+        let rows: Vec<&str> = text.lines().collect();
+        let hint = rows
+            .iter()
+            .position(|r| r.contains("array.json looks like a JSON array"))
+            .expect("the hint");
+        // The array's 30 elements, "[" and "]": 32 lines, each rejected but the last element
+        // (an envelope without a comma after it); no row of its own.
+        let counted = "array.json: MALFORMED_JSON: 31 lines rejected, not listed one by one: \
+                       the input looks like a JSON array, not JSON Lines";
+        assert_eq!(rows[hint + 1], counted, "-j{jobs}:\n{text}");
+        assert!(!rows
+            .iter()
+            .any(|r| r.starts_with("array.json:") && r != &counted));
+        // The input before it is listed in full, before the hint; the one after, after.
+        assert_eq!(rows[hint - 1].split(':').next(), Some("broken.jsonl"));
+        assert!(rows[hint + 2].starts_with("broken.jsonl:1: "), "{text}");
+        assert!(
+            rows.last()
+                .unwrap()
+                .contains("94 lines: 61 valid, 33 rejected"),
+            "{text}"
+        );
+    }
+    // For programs: a JSON object per rejected line, as ever.
+    let out = bin()
+        .args(["validate", "-q", "--format", "json", "array.json"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out).lines().count(), 31);
+    // Quiet: no hint, and the count still stands for the rows.
+    let out = bin()
+        .args(["validate", "-q", "array.json"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(stderr(&out), "");
+    assert_eq!(stdout(&out).lines().count(), 1, "{}", stdout(&out));
+}

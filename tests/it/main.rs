@@ -21,6 +21,7 @@ mod cli_help;
 mod cli_input_kinds;
 mod cli_latency;
 mod cli_manual;
+mod cli_max_errors;
 mod cli_migrate;
 mod cli_names;
 mod cli_pipeline;
