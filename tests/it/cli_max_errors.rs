@@ -128,3 +128,41 @@ fn zero_or_a_batch_is_refused() {
         stderr(&out)
     );
 }
+
+/// From a producer that keeps its pipe open, the run ends at the Nth rejected line, without
+/// waiting for the input to end.
+#[test]
+fn a_pipe_left_open_does_not_keep_the_run_waiting() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = bin()
+        .args(["validate", "--max-errors", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"x\n\n{}\n").unwrap();
+    stdin.flush().unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the run waited for the pipe to close"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(status.code(), Some(1));
+    assert_eq!(stdout(&out).lines().count(), 2);
+    assert!(
+        stderr(&out).contains("3 lines: 0 valid, 2 rejected, 1 blank"),
+        "{}",
+        stderr(&out)
+    );
+}
