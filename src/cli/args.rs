@@ -83,6 +83,11 @@ pub struct InputArgs {
     /// status 1 and the books of the lines up to it (the lines after it are not read).
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     pub max_errors: Option<u64>,
+
+    /// What the folders among `files` held that is not read (they are replaced by the files
+    /// they hold before the command runs): for the books.
+    #[arg(skip)]
+    pub skipped: Vec<super::folders::Skipped>,
 }
 
 impl InputArgs {

@@ -48,6 +48,13 @@ const JSON_ENDINGS: [&str; 3] = ["json", "jsonl", "ndjson"];
 /// Endings that say a file holds protobuf (which JSON Lines written there would not).
 const PROTO_ENDINGS: [&str; 4] = ["pb", "binpb", "protobuf", "proto"];
 
+impl ConvertArgs {
+    /// Whether the inputs are JSON Lines (`--to proto`), not protobuf streams.
+    pub fn reads_json_lines(&self) -> bool {
+        self.from != Some(Format::Proto)
+    }
+}
+
 pub fn run(mut args: ConvertArgs) -> anyhow::Result<Outcome> {
     args.output.written = Written::Envelopes;
     match (args.from, args.to) {

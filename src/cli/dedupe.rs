@@ -22,7 +22,7 @@ pub struct DedupeArgs {
     keep: Keep,
 
     #[command(flatten)]
-    input: InputArgs,
+    pub input: InputArgs,
 
     /// Write the dropped copies to FILE.
     #[arg(long, value_name = "FILE", help_heading = OUTPUT_HEADING)]

@@ -36,7 +36,7 @@ pub struct ExportArgs {
     no_neutralize_formulas: bool,
 
     #[command(flatten)]
-    input: InputArgs,
+    pub input: InputArgs,
 
     /// The file format (default: from the -o name, .csv, .tsv or .parquet, else CSV; another
     /// ending needs --format).

@@ -13,6 +13,7 @@ mod explain;
 mod export;
 mod filter;
 mod flag_hint;
+mod folders;
 mod format_name;
 mod gen;
 mod input_hint;
@@ -384,8 +385,11 @@ fn on_a_deep_stack(
     }
 }
 
-fn dispatch(cli: Cli) -> anyhow::Result<Outcome> {
+fn dispatch(mut cli: Cli) -> anyhow::Result<Outcome> {
     let color = cli.global.color;
+    if let Some(input) = cli.command.envelope_inputs() {
+        input.skipped = folders::expand(&mut input.files)?;
+    }
     match cli.command {
         Command::Validate(args) => validate::run(args, color),
         Command::Gen(args) => gen::run(args),
@@ -404,6 +408,27 @@ fn dispatch(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Compliance(args) => compliance::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Batch(args) => batch::run(args),
+    }
+}
+
+impl Command {
+    /// The inputs of a command that reads JSON Lines of envelopes, where a folder stands for
+    /// the files in it (`batch` takes its one folder as a folder of shards, and `convert
+    /// --from proto` reads protobuf).
+    fn envelope_inputs(&mut self) -> Option<&mut InputArgs> {
+        match self {
+            Command::Validate(args) => Some(&mut args.input),
+            Command::Migrate(args) => Some(&mut args.input),
+            Command::Convert(args) if args.reads_json_lines() => Some(&mut args.input),
+            Command::Redrive(args) => Some(&mut args.input),
+            Command::Dedupe(args) => Some(&mut args.input),
+            Command::Sample(args) => Some(&mut args.input),
+            Command::Filter(args) => Some(&mut args.input),
+            Command::Export(args) => Some(&mut args.input),
+            Command::Stats(args) => Some(&mut args.input),
+            Command::Show(args) => Some(&mut args.input),
+            _ => None,
+        }
     }
 }
 

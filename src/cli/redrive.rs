@@ -50,7 +50,7 @@ pub struct RedriveArgs {
     dry_run: bool,
 
     #[command(flatten)]
-    input: InputArgs,
+    pub input: InputArgs,
 
     #[command(flatten)]
     output: OutputArgs,

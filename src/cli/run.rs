@@ -177,6 +177,7 @@ impl<'a, Op: LineOperation> Run<'a, Op> {
             options.on_not_json_lines = Some(super::input_hint::hook());
         }
         let pipeline = Pipeline {
+            skipped: &input.skipped,
             options,
             progress: Some(progress),
             started,
@@ -220,7 +221,9 @@ impl<'a, Op: LineOperation> Run<'a, Op> {
 }
 
 /// How a run's pipeline runs, once its outputs are open.
-struct Pipeline {
+struct Pipeline<'a> {
+    /// What the folders among the inputs held that was left out.
+    skipped: &'a [super::folders::Skipped],
     /// Workers and limits.
     options: PipelineOptions,
     /// The counters a progress bar reads.
@@ -231,7 +234,7 @@ struct Pipeline {
     primary_lines: Option<u64>,
 }
 
-impl Pipeline {
+impl Pipeline<'_> {
     /// Runs `op` over `sources` into `files`, settles the books and writes them (with `seconds`
     /// and the notes) to the summary file, if any; returns them with the operation's total.
     /// Nothing is committed: the caller decides.
@@ -256,6 +259,9 @@ impl Pipeline {
             .map_err(with_flag_hint)?;
         summary.seconds = self.started.elapsed().as_secs_f64();
         let mut notes = settle(&mut summary, &total);
+        if let Some((json, human)) = super::folders::note(self.skipped) {
+            notes.add("skipped", json, &human);
+        }
         if let Some(max) = max_rejected.filter(|&max| summary.rejected >= max) {
             notes.add(
                 "max_errors_reached",

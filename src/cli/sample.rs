@@ -24,7 +24,7 @@ pub struct SampleArgs {
     by: Option<SampleBy>,
 
     #[command(flatten)]
-    input: InputArgs,
+    pub input: InputArgs,
 
     #[command(flatten)]
     output: OutputArgs,

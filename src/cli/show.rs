@@ -37,7 +37,7 @@ pub struct ShowArgs {
     all: bool,
 
     #[command(flatten)]
-    input: InputArgs,
+    pub input: InputArgs,
 }
 
 /// When the "ID" names a file, the likely mistake is the order of the arguments: says so, with

@@ -27,7 +27,7 @@ pub struct StatsArgs {
     top: usize,
 
     #[command(flatten)]
-    input: InputArgs,
+    pub input: InputArgs,
 
     /// table: aligned tables with bar charts, for people; json: one object, stable for scripts;
     /// html: a self-contained triage report with charts (queues, statuses and fingerprints

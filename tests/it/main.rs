@@ -15,6 +15,7 @@ mod cli_dedupe;
 mod cli_explain;
 mod cli_export;
 mod cli_filter;
+mod cli_folders;
 mod cli_frames;
 mod cli_gen;
 mod cli_help;

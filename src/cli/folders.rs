@@ -1,0 +1,204 @@
+//! Folders given as inputs (docs/cli.md#inputs): each is replaced by the JSON Lines files in
+//! it and below, in name order, as ripgrep walks a folder: hidden names, other files and
+//! links to folders are left out, and each one left out is named in the books.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use anyhow::anyhow;
+use rdq_envelope::io::Endings;
+
+/// A file or folder a folder held that the run does not read, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub why: &'static str,
+}
+
+/// Why an entry is left out.
+const HIDDEN: &str = "hidden";
+const OTHER_NAME: &str = "not named as JSON Lines (.jsonl or .ndjson, compressed or not)";
+const REJECTS: &str = "a rejects file (records of rejected lines, not envelopes)";
+const NOT_A_FILE: &str = "not a regular file";
+const LINK_TO_FOLDER: &str = "a symbolic link to a folder (not followed)";
+
+/// Replaces every folder among `files` by the files it holds, in place; returns what the
+/// folders held that is left out. Standard input (`-`), URLs and anything that is not a folder
+/// stay as given (a missing file fails when it is read, as ever). A folder without one file to
+/// read is an error: a run over nothing would pass for a clean one.
+pub fn expand(files: &mut Vec<PathBuf>) -> anyhow::Result<Vec<Skipped>> {
+    let is_folder = |path: &Path| {
+        path.as_os_str() != "-"
+            && !matches!(rdq_envelope::io::parse_url(path), Ok(Some(_)))
+            && path.is_dir()
+    };
+    if !files.iter().any(|path| is_folder(path)) {
+        return Ok(Vec::new());
+    }
+    let mut skipped = Vec::new();
+    let mut expanded = Vec::with_capacity(files.len());
+    for path in files.drain(..) {
+        if !is_folder(&path) {
+            expanded.push(path);
+            continue;
+        }
+        let before = (expanded.len(), skipped.len());
+        walk(&path, &mut expanded, &mut skipped)?;
+        if expanded.len() == before.0 {
+            let left_out = &skipped[before.1..];
+            return Err(anyhow!(
+                "{}: no .jsonl or .ndjson file in this folder or below{}",
+                path.display(),
+                match left_out.is_empty() {
+                    true => " (it is empty)".to_owned(),
+                    false => format!("; left out: {}", listed(left_out, "")),
+                }
+            ));
+        }
+    }
+    *files = expanded;
+    Ok(skipped)
+}
+
+/// The files to read under `folder`, in name order (byte order, a folder's files and
+/// subfolders side by side, as `ls` sorts them in the C locale).
+fn walk(folder: &Path, files: &mut Vec<PathBuf>, skipped: &mut Vec<Skipped>) -> anyhow::Result<()> {
+    let mut entries = walkdir::WalkDir::new(folder)
+        .min_depth(1)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter();
+    while let Some(entry) = entries.next() {
+        let entry = entry.map_err(|error| {
+            let at = error.path().unwrap_or(folder).display().to_string();
+            match error.into_io_error() {
+                Some(io) => anyhow!("{at}: cannot read the folder: {io}"),
+                None => anyhow!("{at}: cannot read the folder"),
+            }
+        })?;
+        let path = entry.path();
+        let kind = entry.file_type();
+        let why = if is_hidden(entry.file_name()) {
+            Some(HIDDEN)
+        } else if kind.is_dir() {
+            continue;
+        } else if kind.is_symlink() {
+            match std::fs::metadata(path) {
+                Ok(target) if target.is_dir() => Some(LINK_TO_FOLDER),
+                Ok(target) if !target.is_file() => Some(NOT_A_FILE),
+                // A file, or a link to nothing: read, so that the run names what is wrong.
+                _ => by_name(entry.file_name()),
+            }
+        } else if !kind.is_file() {
+            Some(NOT_A_FILE)
+        } else {
+            by_name(entry.file_name())
+        };
+        match why {
+            None => files.push(path.to_path_buf()),
+            Some(why) => {
+                if kind.is_dir() {
+                    entries.skip_current_dir();
+                }
+                skipped.push(Skipped {
+                    path: path.to_path_buf(),
+                    why,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A name that starts with a dot (`.git`, a tool's `.part-0001.crc`, an output being written).
+fn is_hidden(name: &OsStr) -> bool {
+    name.as_encoded_bytes().starts_with(b".")
+}
+
+/// Why a file is left out by its name, if it is: JSON Lines are named `.jsonl` or `.ndjson`
+/// (in any letter case, then `.zst` or `.gz` or neither), and a rejects file
+/// (`NAME.rejects.jsonl`, as `batch` names them) holds records, not envelopes.
+fn by_name(name: &OsStr) -> Option<&'static str> {
+    let name = name.to_string_lossy();
+    let endings = Endings::of_name(&name);
+    if !(endings.format_is("jsonl") || endings.format_is("ndjson")) {
+        return Some(OTHER_NAME);
+    }
+    let stem = endings.stem.as_bytes();
+    let rejects = stem.len() >= 8 && stem[stem.len() - 8..].eq_ignore_ascii_case(b".rejects");
+    rejects.then_some(REJECTS)
+}
+
+/// The books' words for what was left out: the `skipped` member of `--summary` (every one,
+/// with why) and the closing line's clause (a count, and the first few names).
+pub fn note(skipped: &[Skipped]) -> Option<(serde_json::Value, String)> {
+    if skipped.is_empty() {
+        return None;
+    }
+    let json = skipped
+        .iter()
+        .map(|s| serde_json::json!({"path": s.path.to_string_lossy(), "why": s.why}))
+        .collect();
+    let n = skipped.len();
+    let human = format!(
+        "; left out {n} entr{} of the folders: {}",
+        if n == 1 { "y" } else { "ies" },
+        listed(skipped, " (--summary lists them)")
+    );
+    Some((serde_json::Value::Array(json), human))
+}
+
+/// The first few entries left out, each with why in a word or two, and how many more (then
+/// `after_more`).
+fn listed(skipped: &[Skipped], after_more: &str) -> String {
+    const NAMED: usize = 3;
+    let names: Vec<String> = skipped
+        .iter()
+        .take(NAMED)
+        .map(|s| format!("{} ({})", s.path.display(), short(s.why)))
+        .collect();
+    match skipped.len().saturating_sub(NAMED) {
+        0 => names.join(", "),
+        n => format!("{} and {n} more{after_more}", names.join(", ")),
+    }
+}
+
+/// A reason in a word or two, for the closing line.
+fn short(why: &str) -> &str {
+    match why {
+        OTHER_NAME => "other name",
+        REJECTS => "rejects file",
+        NOT_A_FILE => "not a file",
+        LINK_TO_FOLDER => "link to a folder",
+        _ => why,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_say_what_a_folder_reads() {
+        for read in [
+            "a.jsonl",
+            "B.JSONL.ZST",
+            "c.ndjson.gz",
+            "part-0001.jsonl.zst",
+        ] {
+            assert_eq!(by_name(OsStr::new(read)), None, "{read}");
+        }
+        for (name, why) in [
+            ("manifest.json", OTHER_NAME),
+            ("x.summary.json", OTHER_NAME),
+            ("_SUCCESS", OTHER_NAME),
+            ("notes.txt", OTHER_NAME),
+            ("a.jsonl.bak", OTHER_NAME),
+            ("part-1.rejects.jsonl.zst", REJECTS),
+            ("part-1.REJECTS.jsonl", REJECTS),
+        ] {
+            assert_eq!(by_name(OsStr::new(name)), Some(why), "{name}");
+        }
+        assert!(is_hidden(OsStr::new(".a.jsonl")));
+    }
+}
