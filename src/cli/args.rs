@@ -194,6 +194,12 @@ pub struct OutputArgs {
     #[arg(long)]
     pub progress: bool,
 
+    /// After the closing line, the rejected lines counted by code (and valid lines by warning),
+    /// most first, on standard error, even with --quiet (validate prints them on a terminal
+    /// unasked).
+    #[arg(long)]
+    pub stats: bool,
+
     /// What the primary output holds, for the closing line; set by the command.
     #[arg(skip)]
     pub written: Written,

@@ -144,8 +144,8 @@ fn dispatch_op<Op: LineOperation>(
     if args.only.is_some() && args.shards_at_once.is_some() {
         bail!("batch: --shards-at-once with --only: --only runs one shard");
     }
-    if output.line_buffered || output.progress {
-        bail!("batch: --line-buffered and --progress are for single runs (batch prints a line per shard)");
+    if output.line_buffered || output.progress || output.stats {
+        bail!("batch: --line-buffered, --progress and --stats are for single runs (batch prints a line per shard, and each shard's summary counts its codes)");
     }
     let [in_dir] = input.files.as_slice() else {
         bail!("batch: give one input folder (found {})", input.files.len());

@@ -258,6 +258,17 @@ pub fn say(message: std::fmt::Arguments<'_>) -> std::io::Result<()> {
         .map_err(|e| std::io::Error::other(format!("<stderr>: write failed: {e}")))
 }
 
+/// Writes `block` (lines for people, each ended) on standard error as it is, with the errors
+/// of [`say`].
+pub fn say_block(block: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut stderr = std::io::stderr().lock();
+    stderr
+        .write_all(block.as_bytes())
+        .and_then(|()| stderr.flush())
+        .map_err(|e| std::io::Error::other(format!("<stderr>: write failed: {e}")))
+}
+
 /// The arguments of the run, the program's name first: those of the process for the binary,
 /// `sys.argv` for the Python module's command (whose process is `python3`). Set once, by
 /// [`main_with_args`].

@@ -62,6 +62,8 @@ pub struct Run<'a, Op: LineOperation> {
     messages: bool,
     /// The most lines the primary output takes; the rest is dropped (`filter --limit`).
     primary_lines: Option<u64>,
+    /// The rejected lines counted by code follow the closing line on a terminal, unasked.
+    codes_on_a_terminal: bool,
     settle: Settle<'a, Op::Total>,
     epilogue: Epilogue<'a, Op::Total>,
 }
@@ -77,6 +79,7 @@ impl<'a, Op: LineOperation> Run<'a, Op> {
             secondary: None,
             messages: false,
             primary_lines: None,
+            codes_on_a_terminal: false,
             settle: Box::new(|_, _| Notes::default()),
             epilogue: Box::new(|_, _, _| Ok(())),
         }
@@ -85,6 +88,13 @@ impl<'a, Op: LineOperation> Run<'a, Op> {
     /// With the command's second data output, its flag (for messages) and its path.
     pub fn secondary(mut self, secondary: Secondary<'a>) -> Self {
         self.secondary = secondary;
+        self
+    }
+
+    /// With the rejected lines counted by code after the closing line when standard error is
+    /// a terminal and some were rejected (`validate`), as `--stats` asks for them anywhere.
+    pub fn codes_on_a_terminal(mut self) -> Self {
+        self.codes_on_a_terminal = true;
         self
     }
 
@@ -208,12 +218,20 @@ impl<'a, Op: LineOperation> Run<'a, Op> {
         }
         // The closing line goes out when every output is complete and none is renamed yet: a
         // standard error that cannot take it fails the run with every path as it was.
-        files.commit_then(|| match output.quiet {
-            true => Ok(()),
-            false => {
+        let codes = output.stats
+            || (self.codes_on_a_terminal
+                && !output.quiet
+                && summary.rejected > 0
+                && std::io::IsTerminal::is_terminal(&std::io::stderr()));
+        files.commit_then(|| {
+            if !output.quiet {
                 let wrote = what_was_written(&summary, output, secondary);
                 let (counts, rate) = (summary.human_counts(), summary.human_rate());
-                super::say(format_args!("{counts}{}{wrote}{rate}", notes.human))
+                super::say(format_args!("{counts}{}{wrote}{rate}", notes.human))?;
+            }
+            match codes {
+                true => super::say_block(&summary.human_codes()),
+                false => Ok(()),
             }
         })?;
         Ok(outcome(&summary))

@@ -57,6 +57,7 @@ pub fn run(mut args: ValidateArgs, color: ColorArg) -> anyhow::Result<Outcome> {
     op.colour = op.format == ReportFormat::Human && color.colour(to_stdout);
     Run::new(&op, &args.input, &args.output)
         .secondary(args.valid_out.as_deref().map(|p| ("--valid-out", p)))
+        .codes_on_a_terminal()
         .execute()
 }
 

@@ -231,6 +231,50 @@ impl Summary {
         s
     }
 
+    /// The lines counted by code, for people, the block `--stats` prints after the closing
+    /// line (as `rg --stats` does): the rejected lines by error code, most first, then the
+    /// valid lines by warning code when any has one. A line counts once for each code it broke.
+    ///
+    /// ```
+    /// # use rdq_envelope::pipeline::Summary;
+    /// let mut books = Summary::default();
+    /// books.by_code.insert("MALFORMED_JSON", 1200);
+    /// books.by_code.insert("INVALID_ID", 3);
+    /// assert_eq!(
+    ///     books.human_codes(),
+    ///     "rejected lines by code (rdq-envelope explain CODE says what one means):\n  \
+    ///      1,200  MALFORMED_JSON\n      3  INVALID_ID\n"
+    /// );
+    /// assert_eq!(Summary::default().human_codes(), "rejected lines by code: none\n");
+    /// ```
+    pub fn human_codes(&self) -> String {
+        let mut block = String::new();
+        let heading = "rejected lines by code (rdq-envelope explain CODE says what one means)";
+        for (heading, counts) in [
+            (heading, &self.by_code),
+            ("valid lines with warnings, by code", &self.warnings_by_code),
+        ] {
+            if counts.is_empty() {
+                if block.is_empty() {
+                    block.push_str("rejected lines by code: none\n");
+                }
+                continue;
+            }
+            let mut rows: Vec<(String, &str)> = counts
+                .iter()
+                .map(|(code, n)| (thousands(*n), *code))
+                .collect();
+            rows.sort_by(|a, b| counts[b.1].cmp(&counts[a.1]).then(a.1.cmp(b.1)));
+            let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0).max(5);
+            block.push_str(heading);
+            block.push_str(":\n");
+            for (n, code) in rows {
+                block.push_str(&format!("  {n:>width$}  {code}\n"));
+            }
+        }
+        block
+    }
+
     /// How much was read, how fast: ` (1.0 MB in 0.09 s, 11 MB/s)`.
     pub fn human_rate(&self) -> String {
         let mb = self.bytes_in as f64 / 1e6;

@@ -647,3 +647,73 @@ fn the_output_name_picks_the_format_or_is_refused() {
         assert!(!path.exists(), "{name} was written");
     }
 }
+
+/// The rejected lines counted by code, most first, follow the closing line: unasked on a
+/// terminal (a pty made by `script`), with `--stats` anywhere (and with `-q`, alone); never
+/// unasked into a pipe, or on a terminal when nothing was rejected.
+#[test]
+fn the_rejected_lines_by_code_follow_the_closing_line() {
+    use std::process::Command;
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/dlq-sample.jsonl.zst");
+    let heading = "rejected lines by code (rdq-envelope explain CODE says what one means):";
+    let out = bin()
+        .args(["validate", "--stats", "-o", "/dev/null", sample])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].starts_with("rdq-envelope: 300 lines: 293 valid"),
+        "{err}"
+    );
+    assert_eq!(lines[1], heading);
+    assert_eq!(lines[2], "      1  BAD_ATTEMPT");
+    assert_eq!(lines.len(), 9, "{err}");
+    let out = bin()
+        .args(["validate", "-q", "--stats", "-o", "/dev/null", sample])
+        .output()
+        .unwrap();
+    assert!(stderr(&out).starts_with(heading), "{}", stderr(&out));
+    let out = bin()
+        .args(["validate", "-o", "/dev/null", sample])
+        .output()
+        .unwrap();
+    assert!(!stderr(&out).contains(heading));
+    if crate::common::tool_or_skip(&["script"], "a terminal made by `script`").is_none() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_rdq-envelope");
+    let valid = scratch("codes-on-a-terminal").join("valid.jsonl");
+    let out = crate::common::run(
+        &[
+            "validate",
+            "-q",
+            "--valid-out",
+            valid.to_str().unwrap(),
+            sample,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    for (args, shown) in [
+        (format!("{bin} validate -o /dev/null {sample}"), true),
+        (format!("{bin} validate -q -o /dev/null {sample}"), false),
+        (
+            format!("{bin} validate -o /dev/null {}", valid.display()),
+            false,
+        ),
+    ] {
+        let out = Command::new("script")
+            .args(["-qec", &args, "/dev/null"])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(text.contains(heading), shown, "{args}: {text}");
+        if shown {
+            let closing = text.find("300 lines").unwrap();
+            assert!(text.find(heading).unwrap() > closing, "{text}");
+            assert!(text.contains("      1  UNKNOWN_OUTCOME"), "{text}");
+        }
+    }
+}

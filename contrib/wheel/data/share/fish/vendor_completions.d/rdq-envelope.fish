@@ -74,6 +74,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l w
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -l stats -d 'After the closing line, the rejected lines counted by code (and valid lines by warning), most first, on standard error, even with --quiet (validate prints them on a terminal unasked)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l count -d 'How many lines to write (or --size)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand gen" -l size -d 'About how many bytes to write, instead of --count: whole lines, as many as come nearest to SIZE (at least one). Bytes, or with a unit: KB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB (powers of 1024), as in 500MB, 1.5GB, 1GiB' -r
@@ -123,6 +124,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l wa
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -l stats -d 'After the closing line, the rejected lines counted by code (and valid lines by warning), most first, on standard error, even with --quiet (validate prints them on a terminal unasked)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand migrate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l at -d 'When the redriven tasks are due again (next_attempt_at), or with --rate or --spread the first may be: 2024-05-01T12:00:00.000Z, 2024-05-01 (midnight UTC), RFC 3339 with any offset, or 2h, 3d, 90m (before now)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l queue -d 'Send the redriven tasks to this queue (its size limit applies)' -r
@@ -150,6 +152,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l dr
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -l stats -d 'After the closing line, the rejected lines counted by code (and valid lines by warning), most first, on standard error, even with --quiet (validate prints them on a terminal unasked)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand redrive" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l keep -d 'Which copy of an ID to keep: the one with the most history (greatest redrive_count, then most attempts, then latest last finished_at, then the later line), or the first' -r -f -a "newest\t''
 first\t''"
@@ -173,6 +176,7 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -l stats -d 'After the closing line, the rejected lines counted by code (and valid lines by warning), most first, on standard error, even with --quiet (validate prints them on a terminal unasked)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand dedupe" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l seed -d 'The seed of the random choice: the same seed and input give the same sample, for any -j. Without it, a seed is drawn and printed on standard error' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l by -d 'Sample N lines of every queue rather than N in all' -r -f -a "queue\t''"
@@ -195,6 +199,7 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -l stats -d 'After the closing line, the rejected lines counted by code (and valid lines by warning), most first, on standard error, even with --quiet (validate prints them on a terminal unasked)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand sample" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l queue -d 'The queue matches GLOB (repeatable)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l handler -d 'handler_ref matches GLOB (repeatable)' -r
@@ -246,6 +251,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l cou
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -l stats -d 'After the closing line, the rejected lines counted by code (and valid lines by warning), most first, on standard error, even with --quiet (validate prints them on a terminal unasked)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand filter" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l fields -d 'The columns, comma-separated, from: id, envelope_version, queue, handler_ref, handler_version, status, attempt_count, redrive_count, created_at, next_attempt_at, lease_expires_at, payload_content_type, payload_bytes, source, header.KEY, last.outcome, last.error.type, last.error.message, last.started_at, last.finished_at, fingerprint [default: id, queue, handler_ref, status, attempt_count, redrive_count, created_at, last.outcome, last.error.type, last.error.message, last.finished_at, fingerprint]' -r -f -a "id\t''
 envelope_version\t''
@@ -292,6 +298,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l no-
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -l stats -d 'After the closing line, the rejected lines counted by code (and valid lines by warning), most first, on standard error, even with --quiet (validate prints them on a terminal unasked)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l by -d 'What to count the envelopes by. error_type and outcome are the last attempt\'s; fingerprint is the last error\'s, with each group\'s type, template, times and IDs' -r -f -a "queue\t''
 handler\t''
@@ -323,6 +330,7 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -l stats -d 'After the closing line, the rejected lines counted by code (and valid lines by warning), most first, on standard error, even with --quiet (validate prints them on a terminal unasked)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand show" -l max-envelope-bytes -d 'The envelope size limit in bytes for queues without a limit of their own (PAYLOAD_TOO_LARGE)' -r
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand show" -l queue-limit -d 'A queue\'s own size limit in bytes, replacing --max-envelope-bytes for it (repeatable; over --queue-limits for the same queue)' -r
@@ -415,6 +423,7 @@ never\t'Never colour'"
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand convert" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand convert" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand convert" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand convert" -l stats -d 'After the closing line, the rejected lines counted by code (and valid lines by warning), most first, on standard error, even with --quiet (validate prints them on a terminal unasked)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -l status -d 'Print the progress recorded in DIR\'s manifest (shards done, bytes, lines, rejected) without reading any input, and exit. DIR may be an s3://BUCKET/PREFIX/' -r -F
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and not __fish_seen_subcommand_from validate migrate filter help" -l out -d 'The output folder (made if missing) or s3://BUCKET/PREFIX/: per shard its lines, rejects and summary, and manifest.json and summary.json. Not the input folder' -r -F
@@ -462,6 +471,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __f
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l stats -d 'After the closing line, the rejected lines counted by code (and valid lines by warning), most first, on standard error, even with --quiet (validate prints them on a terminal unasked)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l list -d 'Print the names of the input folder\'s shards, one per line, and exit'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -l in-flight -d 'With --assemble: other shards may still be running (a runner recording its progress), so their temporary files are left alone'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -498,6 +508,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __f
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l stats -d 'After the closing line, the rejected lines counted by code (and valid lines by warning), most first, on standard error, even with --quiet (validate prints them on a terminal unasked)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l list -d 'Print the names of the input folder\'s shards, one per line, and exit'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -l in-flight -d 'With --assemble: other shards may still be running (a runner recording its progress), so their temporary files are left alone'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from migrate" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -555,6 +566,7 @@ complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __f
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -s q -l quiet -d 'Print nothing on standard error but errors (no summary line, no progress bar)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l line-buffered -d 'Flush every output line as soon as it is judged (slower); otherwise output is written in large blocks, and within 50 ms of a line when the input goes quiet'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l progress -d 'Draw the progress bar even when standard error is not a terminal (not with --quiet)'
+complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l stats -d 'After the closing line, the rejected lines counted by code (and valid lines by warning), most first, on standard error, even with --quiet (validate prints them on a terminal unasked)'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l list -d 'Print the names of the input folder\'s shards, one per line, and exit'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -l in-flight -d 'With --assemble: other shards may still be running (a runner recording its progress), so their temporary files are left alone'
 complete -c rdq-envelope -n "__fish_rdq_envelope_using_subcommand batch; and __fish_seen_subcommand_from filter" -s h -l help -d 'Print help (see more with \'--help\')'
