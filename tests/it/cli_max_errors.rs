@@ -127,6 +127,18 @@ fn zero_or_a_batch_is_refused() {
         "{}",
         stderr(&out)
     );
+    // Nor --stats: each shard's summary counts its codes.
+    let out = bin()
+        .args(["batch", "validate", "--stats", ".", "--out", "out"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--stats are for single runs"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// From a producer that keeps its pipe open, the run ends at the Nth rejected line, without
