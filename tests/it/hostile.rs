@@ -1,7 +1,7 @@
 //! Hostile input, at the command line: whatever arrives, the tool must not crash, hang, blow up
 //! memory, or lose or corrupt a line. Each case checks the exact exit status, the diagnostic,
-//! and that the books balance. The heavy cases run the release binary (built once, into its
-//! own target folder, so that no build lock is shared with `cargo test`).
+//! and that the books balance. The heavy cases run the release binary (`cargo run --release`'s,
+//! built once if it is not there).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -22,7 +22,11 @@ const VALID: &str = include_str!("../data/dlq_line.json");
 /// rather than build a second release binary.
 const PREBUILT: &str = "RDQ_ENVELOPE_TEST_RELEASE_BIN";
 
-/// The release binary: the one `RDQ_ENVELOPE_TEST_RELEASE_BIN` names, else built on first use.
+/// The release binary: the one `RDQ_ENVELOPE_TEST_RELEASE_BIN` names, else the one `cargo run
+/// --release` builds (default features, cargo's own target folder), built on first use if it
+/// is not there or not fresh. So a newcomer who ran the README's first command has it already,
+/// and one who runs the tests first has built what that command runs. The build takes its own
+/// lock (`target/release`), not the one `cargo test` holds (`target/debug`).
 fn release() -> Command {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     let bin = BIN.get_or_init(|| {
@@ -35,34 +39,33 @@ fn release() -> Command {
             );
             return prebuilt;
         }
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let target = root.join("target").join("release-for-tests");
-        // A cold release build takes minutes with nothing else printed: say what it is first.
+        // A cold release build takes minutes: say what it is first, and let cargo's own lines
+        // show it going.
         {
             use std::io::Write;
             let _ = writeln!(
                 std::io::stderr(),
-                "hostile tests: building the release binary into {} (their inputs are too large \
-                 for a debug build; several minutes when cold; {PREBUILT}=PATH uses one already built)",
-                target.display()
+                "hostile tests: building the release binary, as `cargo run --release` does (their \
+                 inputs are too large for a debug build; several minutes when cold, seconds when \
+                 that command ran before; {PREBUILT}=PATH uses one already built)"
             );
         }
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--release", "--quiet", "--bin", "rdq-envelope"])
-            // The features of this test build (pyproject.toml's `s3` for the wheel's too).
-            .args(
-                cfg!(feature = "s3")
-                    .then_some(["--features", "s3"])
-                    .into_iter()
-                    .flatten(),
-            )
-            .arg("--target-dir")
-            .arg(&target)
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let out = Command::new(env!("CARGO"))
+            .args(["build", "--release", "--bin", "rdq-envelope"])
+            .args(["--message-format", "json-render-diagnostics"])
             .current_dir(root)
-            .status()
+            .stderr(Stdio::inherit())
+            .output()
             .expect("cargo runs");
-        assert!(status.success(), "the release build failed");
-        target.join("release").join("rdq-envelope")
+        assert!(out.status.success(), "the release build failed");
+        // Where cargo put it (CARGO_TARGET_DIR and config alike): its artifact message says.
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "rdq-envelope")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo names the binary it built")
     });
     Command::new(bin)
 }
