@@ -315,60 +315,68 @@ pub fn debian_install(tool: &str) -> String {
     format!("apt-get install {package}")
 }
 
-/// The block that closes a test binary's run: every suite skipped, each once, with why.
-mod skipped {
+/// Where the test binaries of one `cargo test` note the suites they skipped, for the block
+/// `tests/wrap_up.rs` prints at the end of the run: `target/<profile>/skipped-suites/`, a file
+/// per binary named after the process that started them all (cargo) and the binary
+/// (`4242-it.txt`), a line per suite. Named after cargo's process, a run never reads what an
+/// earlier run (or a run of one binary alone) left.
+pub mod skipped {
+    use std::path::PathBuf;
     use std::sync::Mutex;
 
     static LINES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-    /// Notes a skip; the first one arranges the block for the process's end.
+    /// Notes a skip, and writes this binary's record again with it.
     pub(super) fn note(line: String) {
         let Ok(mut lines) = LINES.lock() else {
             return;
         };
-        if lines.is_empty() {
-            at_exit();
-        }
         if !lines.contains(&line) {
             lines.push(line);
         }
+        if let (Some(folder), Some(name)) = (folder(), record_name()) {
+            let mut text = lines.join("\n");
+            text.push('\n');
+            let _ = std::fs::create_dir_all(&folder);
+            let _ = std::fs::write(folder.join(name), text);
+        }
     }
 
-    /// Prints the block (the test harness has printed its results by then).
-    extern "C" fn print_block() {
-        let Ok(lines) = LINES.lock() else {
-            return;
+    /// The folder of the records: beside the test binaries' `deps` folder.
+    pub fn folder() -> Option<PathBuf> {
+        let exe = std::env::current_exe().ok()?;
+        let profile = exe.parent()?.parent()?;
+        Some(profile.join("skipped-suites"))
+    }
+
+    /// The prefix of the records of this run: the process that started this binary (cargo,
+    /// which starts every test binary of one `cargo test`).
+    pub fn run_prefix() -> Option<String> {
+        parent_process().map(|pid| format!("{pid}-"))
+    }
+
+    /// This binary's record: the run's prefix and the binary's name without cargo's hash.
+    fn record_name() -> Option<String> {
+        let exe = std::env::current_exe().ok()?;
+        let stem = exe.file_stem()?.to_string_lossy().into_owned();
+        let name = match stem.rsplit_once('-') {
+            Some((name, hash)) if hash.chars().all(|c| c.is_ascii_hexdigit()) => name,
+            _ => &stem,
         };
-        if lines.is_empty() {
-            return;
-        }
-        let mut block = format!(
-            "\n{} suite{} skipped here (CI runs {}; the README's Testing table says how to install what they need):\n",
-            lines.len(),
-            if lines.len() == 1 { "" } else { "s" },
-            if lines.len() == 1 { "it" } else { "them" }
-        );
-        for line in lines.iter() {
-            block.push_str("  ");
-            block.push_str(line);
-            block.push('\n');
-        }
-        use std::io::Write;
-        let _ = std::io::stderr().write_all(block.as_bytes());
+        Some(format!("{}{name}.txt", run_prefix()?))
     }
 
     #[cfg(all(unix, feature = "stream"))]
     #[allow(unsafe_code)]
-    fn at_exit() {
-        // SAFETY: `print_block` is an `extern "C" fn()` that takes nothing and returns; it
-        // runs once, as the process exits, and only locks a static and writes to stderr.
-        unsafe { libc::atexit(print_block) };
+    fn parent_process() -> Option<u32> {
+        // SAFETY: getppid takes nothing, cannot fail and touches no memory of ours.
+        u32::try_from(unsafe { libc::getppid() }).ok()
     }
 
     #[cfg(not(all(unix, feature = "stream")))]
-    fn at_exit() {
-        // Without libc the block is not printed; each skip's own line still is.
-        let _ = print_block as extern "C" fn();
+    fn parent_process() -> Option<u32> {
+        // Without libc there is no record: each skip's own line is still printed.
+        None
     }
 }
 
