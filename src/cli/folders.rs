@@ -22,28 +22,59 @@ const REJECTS: &str = "a rejects file (records of rejected lines, not envelopes)
 const NOT_A_FILE: &str = "not a regular file";
 const LINK_TO_FOLDER: &str = "a symbolic link to a folder (not followed)";
 
-/// Replaces every folder among `files` by the files it holds, in place; returns what the
-/// folders held that is left out. Standard input (`-`), URLs and anything that is not a folder
-/// stay as given (a missing file fails when it is read, as ever). A folder without one file to
-/// read is an error: a run over nothing would pass for a clean one.
+/// What an input names.
+enum Named<'a> {
+    /// A folder on disk.
+    Folder,
+    /// An `s3://` prefix (a key ending in `/`, or none): the objects under it.
+    Prefix { bucket: &'a str, prefix: &'a str },
+    /// A file, an object, standard input: read as given.
+    Other,
+}
+
+fn named(path: &Path) -> Named<'_> {
+    if path.as_os_str() == "-" {
+        return Named::Other;
+    }
+    match rdq_envelope::io::parse_url(path) {
+        Ok(Some(rdq_envelope::io::Url::S3 { bucket, key }))
+            if key.is_empty() || key.ends_with('/') =>
+        {
+            Named::Prefix {
+                bucket,
+                prefix: key,
+            }
+        }
+        // Another URL, or a bad one (refused when it is read, as ever).
+        Ok(Some(_)) | Err(_) => Named::Other,
+        Ok(None) if path.is_dir() => Named::Folder,
+        Ok(None) => Named::Other,
+    }
+}
+
+/// Replaces every folder among `files` by the files it holds, and every `s3://` prefix by the
+/// objects under it, in place; returns what they held that is left out. Standard input (`-`),
+/// objects and anything that is not a folder stay as given (a missing file fails when it is
+/// read, as ever). A folder without one file to read is an error: a run over nothing would
+/// pass for a clean one.
 pub fn expand(files: &mut Vec<PathBuf>) -> anyhow::Result<Vec<Skipped>> {
-    let is_folder = |path: &Path| {
-        path.as_os_str() != "-"
-            && !matches!(rdq_envelope::io::parse_url(path), Ok(Some(_)))
-            && path.is_dir()
-    };
-    if !files.iter().any(|path| is_folder(path)) {
+    if files.iter().all(|path| matches!(named(path), Named::Other)) {
         return Ok(Vec::new());
     }
     let mut skipped = Vec::new();
     let mut expanded = Vec::with_capacity(files.len());
-    for path in files.drain(..) {
-        if !is_folder(&path) {
-            expanded.push(path);
-            continue;
-        }
+    for path in std::mem::take(files) {
         let before = (expanded.len(), skipped.len());
-        walk(&path, &mut expanded, &mut skipped)?;
+        match named(&path) {
+            Named::Other => {
+                expanded.push(path);
+                continue;
+            }
+            Named::Folder => walk(&path, &mut expanded, &mut skipped)?,
+            Named::Prefix { bucket, prefix } => {
+                list(&path, bucket, prefix, &mut expanded, &mut skipped)?
+            }
+        }
         if expanded.len() == before.0 {
             let left_out = &skipped[before.1..];
             return Err(anyhow!(
@@ -108,6 +139,66 @@ fn walk(folder: &Path, files: &mut Vec<PathBuf>, skipped: &mut Vec<Skipped>) -> 
         }
     }
     Ok(())
+}
+
+/// The objects to read under an `s3://` prefix, in key order, by the rules of a folder: an
+/// object under a key segment that starts with a dot is hidden (the first such segment is
+/// named once), and the last segment is the name.
+#[cfg(feature = "s3")]
+fn list(
+    url: &Path,
+    bucket: &str,
+    prefix: &str,
+    files: &mut Vec<PathBuf>,
+    skipped: &mut Vec<Skipped>,
+) -> anyhow::Result<()> {
+    use rdq_envelope::io::Url;
+    let listed = rdq_envelope::io::remote::objects::list(bucket, prefix)
+        .map_err(|e| anyhow!("{}: cannot list the prefix: {e}", url.display()))?;
+    for object in listed {
+        let below = object.key.strip_prefix(prefix).unwrap_or(&object.key);
+        if let Some(end) = hidden_segment_end(below) {
+            let path = PathBuf::from(Url::s3_join(bucket, &format!("{prefix}{}", &below[..end])));
+            if skipped.last().is_none_or(|s: &Skipped| s.path != path) {
+                skipped.push(Skipped { path, why: HIDDEN });
+            }
+            continue;
+        }
+        let path = PathBuf::from(Url::s3_join(bucket, &object.key));
+        let name = below.rsplit('/').next().unwrap_or(below);
+        match by_name(OsStr::new(name)) {
+            None => files.push(path),
+            Some(why) => skipped.push(Skipped { path, why }),
+        }
+    }
+    Ok(())
+}
+
+/// Without object storage the URL stays as given, and is refused as every URL is there
+/// (naming the feature).
+#[cfg(not(feature = "s3"))]
+fn list(
+    url: &Path,
+    _: &str,
+    _: &str,
+    files: &mut Vec<PathBuf>,
+    _: &mut Vec<Skipped>,
+) -> anyhow::Result<()> {
+    files.push(url.to_path_buf());
+    Ok(())
+}
+
+/// Where the first segment of `key` that starts with a dot ends (the hidden part of a key
+/// under a prefix), if one does.
+fn hidden_segment_end(key: &str) -> Option<usize> {
+    let mut start = 0;
+    for segment in key.split('/') {
+        if segment.starts_with('.') {
+            return Some(start + segment.len());
+        }
+        start += segment.len() + 1;
+    }
+    None
 }
 
 /// A name that starts with a dot (`.git`, a tool's `.part-0001.crc`, an output being written).
@@ -200,5 +291,8 @@ mod tests {
             assert_eq!(by_name(OsStr::new(name)), Some(why), "{name}");
         }
         assert!(is_hidden(OsStr::new(".a.jsonl")));
+        assert_eq!(hidden_segment_end("a/.git/x.jsonl"), Some(6));
+        assert_eq!(hidden_segment_end(".x.jsonl"), Some(8));
+        assert_eq!(hidden_segment_end("a/b.jsonl"), None);
     }
 }

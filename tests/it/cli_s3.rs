@@ -257,7 +257,6 @@ fn missing_inputs_buckets_and_bad_urls_are_exit_2_naming_the_url_before_any_outp
         (&format!("s3://{bucket}/in/missing.jsonl"), "no such object"),
         ("s3://no-such-bucket-here/in/x.jsonl", "no such bucket"),
         ("s3://Bad_Bucket/x", "bad URL"),
-        (&format!("s3://{bucket}/in/"), "names a prefix"),
         ("s3://", "no bucket"),
     ];
     for (input, why) in cases {
@@ -1014,4 +1013,80 @@ fn http_inputs_and_their_settings_are_checked_before_any_output() {
         );
     }
     assert_eq!(s3.get(&bucket, "out.jsonl").unwrap(), b"previous\n");
+}
+
+/// An `s3://` prefix given as an input is read as a folder is: the objects under it at any
+/// depth, in key order, hidden keys (a segment that starts with a dot), other names and
+/// rejects files left out and named in the books; the same bytes as the objects named one by
+/// one. A prefix with nothing to read is status 2.
+#[test]
+fn a_prefix_is_read_as_a_folder_of_its_objects() {
+    let Some(s3) = server() else { return };
+    let bucket = s3.bucket("prefix-folder");
+    let dir = scratch("s3-prefix-folder");
+    s3.put(&bucket, "in/b/2.jsonl", &gen_lines(40, 2, None, 0.1));
+    s3.put(
+        &bucket,
+        "in/a.jsonl.zst",
+        &zstd(&gen_lines(30, 1, None, 0.1)),
+    );
+    s3.put(&bucket, "in/.staging/x.jsonl", &gen_lines(3, 3, None, 0.0));
+    s3.put(&bucket, "in/.staging/y.jsonl", &gen_lines(3, 4, None, 0.0));
+    s3.put(&bucket, "in/manifest.json", b"{}\n");
+    s3.put(&bucket, "in/a.rejects.jsonl", b"{}\n");
+    s3.put(&bucket, "inside/c.jsonl", &gen_lines(3, 5, None, 0.0));
+    let summary = dir.join("books.json");
+    let by_prefix = run(
+        s3,
+        &[
+            "migrate",
+            "--to",
+            "2",
+            &format!("s3://{bucket}/in/"),
+            "--summary",
+            summary.to_str().unwrap(),
+        ],
+    );
+    let by_name = run(
+        s3,
+        &[
+            "migrate",
+            "--to",
+            "2",
+            &format!("s3://{bucket}/in/a.jsonl.zst"),
+            &format!("s3://{bucket}/in/b/2.jsonl"),
+        ],
+    );
+    assert_eq!(by_prefix.status.code(), Some(1), "{}", stderr(&by_prefix));
+    assert_eq!(by_prefix.status.code(), by_name.status.code());
+    assert!(by_prefix.stdout == by_name.stdout);
+    let books: serde_json::Value = serde_json::from_slice(&fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(books["lines"], 70);
+    let skipped: Vec<String> = books["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {}",
+                s["path"].as_str().unwrap(),
+                s["why"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(skipped.len(), 3, "{skipped:?}");
+    assert_eq!(skipped[0], format!("s3://{bucket}/in/.staging hidden"));
+    assert!(skipped[1].starts_with(&format!("s3://{bucket}/in/a.rejects.jsonl a rejects file")));
+    assert!(skipped[2].starts_with(&format!("s3://{bucket}/in/manifest.json not named")));
+    // Nothing to read under it, or no object at all.
+    s3.put(&bucket, "other/notes.md", b"not envelopes\n");
+    for prefix in ["empty/", "other/"] {
+        let out = run(s3, &["validate", &format!("s3://{bucket}/{prefix}")]);
+        assert_eq!(out.status.code(), Some(2), "{prefix}");
+        assert!(
+            stderr(&out).contains("no .jsonl or .ndjson file in this folder or below"),
+            "{prefix}: {}",
+            stderr(&out)
+        );
+    }
 }
