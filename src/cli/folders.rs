@@ -190,6 +190,7 @@ fn list(
 
 /// Where the first segment of `key` that starts with a dot ends (the hidden part of a key
 /// under a prefix), if one does.
+#[cfg_attr(not(feature = "s3"), allow(dead_code))]
 fn hidden_segment_end(key: &str) -> Option<usize> {
     let mut start = 0;
     for segment in key.split('/') {
