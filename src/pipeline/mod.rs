@@ -1470,21 +1470,6 @@ mod tests {
         }
     }
 
-    /// Writes every line back.
-    struct Echo;
-
-    impl LineOperation for Echo {
-        type Worker = ();
-        type Tally = ();
-        type Total = ();
-        fn worker(&self) {}
-        fn total(&self) {}
-        fn apply(&self, _: &mut (), line: SourceLine<'_>, out: &mut ChunkOutput) -> Action {
-            out.buffer(0).extend_from_slice(line.line.content);
-            Action::Emit
-        }
-    }
-
     /// Emits every line, and rejects those that hold an `x`.
     struct RejectX;
 
@@ -1602,7 +1587,7 @@ mod tests {
                 reader,
             }];
             let started = std::time::Instant::now();
-            let result = run(sources, &Echo, options, Outputs::none(), None);
+            let result = run(sources, &RejectX, options, Outputs::none(), None);
             setter.join().unwrap();
             assert!(
                 matches!(result, Err(PipelineError::Cancelled)),
