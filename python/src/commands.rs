@@ -14,7 +14,9 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use pyo3::prelude::*;
 
-use rdq_envelope::io::{check_aliases, commit_all, Named, OutputCompression, OutputFile, Stream};
+use rdq_envelope::io::{
+    check_aliases, commit_all, Named, OutputCompression, OutputFile, Skipped, Stream,
+};
 use rdq_envelope::ops::output::{PRIMARY, REJECTS, SECONDARY};
 use rdq_envelope::ops::{
     ExportField, ExportFormat, ExportOp, FilterOp, Fingerprint, Glob, GroupBy, LimitedLines,
@@ -27,7 +29,7 @@ use rdq_envelope::EnvelopeRules;
 
 use crate::arrow_stream::{self, BatchStream, Message, PyErrText, Table};
 use crate::running::run_interruptible;
-use crate::sources::{into_sources, Input};
+use crate::sources::{expand_folders, into_sources, Input};
 
 /// What every command takes (a dict from the package, every key present).
 #[derive(FromPyObject)]
@@ -78,13 +80,17 @@ struct Opened {
     files: Vec<(usize, OutputFile)>,
     /// The most lines the primary output takes (`filter`'s `limit`); the rest is dropped.
     primary_lines: Option<u64>,
+    /// What the folders among the inputs held that is not read: for the books.
+    skipped: Vec<Skipped>,
 }
 
 impl Opened {
     /// Opens a run's outputs before anything is read: `data` (index, role, and the path when
     /// one is given) and the rejects when asked for, refusing an output that is an input or
-    /// another output.
-    fn for_run(common: &Common, data: &[(usize, &str, Option<&Path>)]) -> PyResult<Self> {
+    /// another output. The folders among the inputs are replaced by the files they hold first
+    /// (as the command line does), so that a file in one is checked too.
+    fn for_run(common: &mut Common, data: &[(usize, &str, Option<&Path>)]) -> PyResult<Self> {
+        let skipped = expand_folders(&mut common.inputs)?;
         let mut outputs: Vec<(usize, &str, &Path)> = data
             .iter()
             .filter_map(|&(index, role, path)| path.map(|p| (index, role, p)))
@@ -117,6 +123,7 @@ impl Opened {
         Ok(Opened {
             files,
             primary_lines: None,
+            skipped,
         })
     }
 
@@ -219,6 +226,7 @@ where
         })
     })?;
     let (mut books, total) = result.map_err(|e| run_error(&e).into_py_err())?;
+    books.skipped = std::mem::take(&mut opened.skipped);
     opened.commit().map_err(PyErrText::into_py_err)?;
     books.seconds = started.elapsed().as_secs_f64();
     Ok((books, total))
@@ -229,7 +237,7 @@ where
 #[pyfunction]
 #[pyo3(signature = (common, columns, filter))]
 pub(crate) fn read(
-    common: Common,
+    mut common: Common,
     columns: Option<Vec<String>>,
     filter: Option<FilterArgs>,
 ) -> PyResult<BatchStream> {
@@ -254,7 +262,8 @@ pub(crate) fn read(
     }
     op.write_rejects = common.rejects.is_some();
     op.max_line_bytes = common.max_line_bytes();
-    let mut opened = Opened::for_run(&common, &[])?;
+    let mut opened = Opened::for_run(&mut common, &[])?;
+    let skipped = std::mem::take(&mut opened.skipped);
     let schema = op.arrow_schema();
     let cancel = Arc::new(AtomicBool::new(false));
     let options = common.options(&cancel);
@@ -277,6 +286,7 @@ pub(crate) fn read(
                     .and_then(|_| opened.commit())
                     .map(|()| {
                         books.seconds = started.elapsed().as_secs_f64();
+                        books.skipped = skipped;
                         books_json(&books)
                     }),
                 Err(e) => Err(run_error(&e)),
@@ -396,7 +406,7 @@ pub(crate) fn compile_where(expr: &str) -> PyResult<()> {
 #[pyo3(signature = (common, warnings, valid_out, submit))]
 pub(crate) fn validate(
     py: Python<'_>,
-    common: Common,
+    mut common: Common,
     warnings: bool,
     valid_out: Option<PathBuf>,
     submit: bool,
@@ -407,7 +417,10 @@ pub(crate) fn validate(
     op.keep_valid = valid_out.is_some();
     op.write_rejects = common.rejects.is_some();
     op.max_line_bytes = common.max_line_bytes();
-    let opened = Opened::for_run(&common, &[(SECONDARY, "valid_out", valid_out.as_deref())])?;
+    let opened = Opened::for_run(
+        &mut common,
+        &[(SECONDARY, "valid_out", valid_out.as_deref())],
+    )?;
     let mut table = DiagnosticRows::default();
     let (books, ()) = execute(py, common, &op, opened, Some((PRIMARY, &mut table)))?;
     let books = books_json(&books);
@@ -418,12 +431,17 @@ pub(crate) fn validate(
 /// `migrate`: every valid line to version `to` into `dest`; the books as JSON.
 #[pyfunction]
 #[pyo3(signature = (common, dest, to))]
-pub(crate) fn migrate(py: Python<'_>, common: Common, dest: PathBuf, to: u32) -> PyResult<String> {
+pub(crate) fn migrate(
+    py: Python<'_>,
+    mut common: Common,
+    dest: PathBuf,
+    to: u32,
+) -> PyResult<String> {
     let mut op = MigrateOp::new(common.rules(false)?, MigrateSource::Rdq, to)
         .map_err(|e| usage(format!("to: {e}")))?;
     op.write_rejects = common.rejects.is_some();
     op.max_line_bytes = common.max_line_bytes();
-    let opened = Opened::for_run(&common, &[(PRIMARY, "dest", Some(&dest))])?;
+    let opened = Opened::for_run(&mut common, &[(PRIMARY, "dest", Some(&dest))])?;
     execute(py, common, &op, opened, None).map(|(books, _)| books_json(&books))
 }
 
@@ -434,7 +452,7 @@ pub(crate) fn migrate(py: Python<'_>, common: Common, dest: PathBuf, to: u32) ->
 #[pyo3(signature = (common, dest, predicates, invert, limit))]
 pub(crate) fn filter(
     py: Python<'_>,
-    common: Common,
+    mut common: Common,
     dest: Option<PathBuf>,
     predicates: FilterArgs,
     invert: bool,
@@ -446,7 +464,7 @@ pub(crate) fn filter(
     op.count_only = dest.is_none();
     op.write_rejects = common.rejects.is_some();
     op.max_line_bytes = common.max_line_bytes();
-    let mut opened = Opened::for_run(&common, &[(PRIMARY, "dest", dest.as_deref())])?;
+    let mut opened = Opened::for_run(&mut common, &[(PRIMARY, "dest", dest.as_deref())])?;
     opened.primary_lines = limit;
     let (mut books, total) = execute(py, common, &op, opened, None)?;
     // The notes join the books, as in the command line's --summary file.
@@ -458,7 +476,7 @@ pub(crate) fn filter(
 /// `stats`: the report of `stats --format json` (`by` a `--by` name, the `top` groups).
 #[pyfunction]
 #[pyo3(signature = (common, by, top))]
-pub(crate) fn stats(py: Python<'_>, common: Common, by: &str, top: usize) -> PyResult<String> {
+pub(crate) fn stats(py: Python<'_>, mut common: Common, by: &str, top: usize) -> PyResult<String> {
     let by = GroupBy::ALL
         .into_iter()
         .find(|g| g.name() == by.replace('-', "_"))
@@ -470,7 +488,7 @@ pub(crate) fn stats(py: Python<'_>, common: Common, by: &str, top: usize) -> PyR
     let mut op = StatsOp::new(common.rules(false)?, by);
     op.write_rejects = common.rejects.is_some();
     op.max_line_bytes = common.max_line_bytes();
-    let opened = Opened::for_run(&common, &[])?;
+    let opened = Opened::for_run(&mut common, &[])?;
     let (books, total) = execute(py, common, &op, opened, None)?;
     let report = op.report(&total, top, &books);
     serde_json::to_string(&report).map_err(|e| crate::error("INTERNAL", e))

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use rdq_envelope::io::{Named, Stream};
+use rdq_envelope::io::{Named, Skipped, Stream};
 use rdq_envelope::pipeline::Source;
 
 /// One input, as the package described it.
@@ -59,6 +59,28 @@ impl Input {
             _ => None,
         }
     }
+}
+
+/// Replaces each folder (or `s3://` prefix) among the path inputs by the files it holds, in
+/// place and in order, as the command line does (`rdq_envelope::io::expand_folders`); returns
+/// what the folders held that is not read, for the books.
+pub(crate) fn expand_folders(inputs: &mut Vec<Input>) -> PyResult<Vec<Skipped>> {
+    let mut skipped = Vec::new();
+    let mut expanded = Vec::with_capacity(inputs.len());
+    for input in std::mem::take(inputs) {
+        match input {
+            Input::Path(path) => {
+                let mut paths = vec![path];
+                let left_out = rdq_envelope::io::expand_folders(&mut paths)
+                    .map_err(|e| crate::error("INPUT", e))?;
+                skipped.extend(left_out);
+                expanded.extend(paths.into_iter().map(Input::Path));
+            }
+            other => expanded.push(other),
+        }
+    }
+    *inputs = expanded;
+    Ok(skipped)
 }
 
 /// All of them, and the paths among them for the alias check.

@@ -380,9 +380,33 @@ def test_a_full_device_and_a_folder_are_errors_with_their_codes(sample: Path, sc
     Path("folder").mkdir()
     with pytest.raises(rdq_envelope.Error) as raised:
         rdq_envelope.validate("folder")
-    assert raised.value.args[0] == "INPUT" and "folder" in raised.value.args[1]
+    assert raised.value.args[0] == "INPUT" and "folder: no .jsonl or .ndjson file" in raised.value.args[1]
     with pytest.raises(ValueError, match="out.jsonl"):
         rdq_envelope.migrate(sample, "out.jsonl", to=2, rejects="out.jsonl")
+
+
+def test_a_folder_is_read_as_its_files_in_name_order(sample: Path, scratch: Path) -> None:
+    """As the command line reads it: its .jsonl files and below, in name order, what else it
+    holds left out and named in the books' ``skipped``."""
+    (scratch / "in" / "b").mkdir(parents=True)
+    (scratch / "in" / "a.jsonl.zst").write_bytes(sample.read_bytes())
+    (scratch / "in" / "b" / "c.jsonl.zst").write_bytes(sample.read_bytes())
+    (scratch / "in" / ".hidden.jsonl").write_bytes(b"{}\n")
+    (scratch / "in" / "notes.md").write_bytes(b"not envelopes\n")
+    files = ["in/a.jsonl.zst", "in/b/c.jsonl.zst"]
+    by_folder = rdq_envelope.validate("in")
+    by_name = rdq_envelope.validate(files)
+    assert by_folder.books["lines"] == by_name.books["lines"] == 600
+    assert by_folder.books["skipped"] == [
+        {"path": "in/.hidden.jsonl", "why": "hidden"},
+        {"path": "in/notes.md", "why": "not named as JSON Lines (.jsonl or .ndjson, compressed or not)"},
+    ]
+    assert "skipped" not in by_name.books
+    assert pa.table(by_folder.diagnostics).equals(pa.table(by_name.diagnostics))
+    assert pa.table(rdq_envelope.read("in")).equals(pa.table(rdq_envelope.read(files)))
+    cli("validate", "-q", "in", "-o", "/dev/null", "--summary", "books.json", check_status=1)
+    books = json.loads(Path("books.json").read_text())
+    assert books["skipped"] == by_folder.books["skipped"]
 
 
 def test_the_version_is_the_crates() -> None:

@@ -87,7 +87,7 @@ pub struct InputArgs {
     /// What the folders among `files` held that is not read (they are replaced by the files
     /// they hold before the command runs): for the books.
     #[arg(skip)]
-    pub skipped: Vec<super::folders::Skipped>,
+    pub skipped: Vec<rdq_envelope::io::Skipped>,
 }
 
 impl InputArgs {

@@ -13,7 +13,6 @@ mod explain;
 mod export;
 mod filter;
 mod flag_hint;
-mod folders;
 mod format_name;
 mod gen;
 mod input_hint;
@@ -399,7 +398,7 @@ fn on_a_deep_stack(
 fn dispatch(mut cli: Cli) -> anyhow::Result<Outcome> {
     let color = cli.global.color;
     if let Some(input) = cli.command.envelope_inputs() {
-        input.skipped = folders::expand(&mut input.files)?;
+        input.skipped = rdq_envelope::io::expand_folders(&mut input.files)?;
     }
     match cli.command {
         Command::Validate(args) => validate::run(args, color),

@@ -241,7 +241,7 @@ impl<'a, Op: LineOperation> Run<'a, Op> {
 /// How a run's pipeline runs, once its outputs are open.
 struct Pipeline<'a> {
     /// What the folders among the inputs held that was left out.
-    skipped: &'a [super::folders::Skipped],
+    skipped: &'a [rdq_envelope::io::Skipped],
     /// Workers and limits.
     options: PipelineOptions,
     /// The counters a progress bar reads.
@@ -277,8 +277,9 @@ impl Pipeline<'_> {
             .map_err(with_flag_hint)?;
         summary.seconds = self.started.elapsed().as_secs_f64();
         let mut notes = settle(&mut summary, &total);
-        if let Some((json, human)) = super::folders::note(self.skipped) {
-            notes.add("skipped", json, &human);
+        summary.skipped = self.skipped.to_vec();
+        if let Some(human) = rdq_envelope::io::skipped_note(self.skipped) {
+            notes.human.push_str(&human);
         }
         if let Some(max) = max_rejected.filter(|&max| summary.rejected >= max) {
             notes.add(

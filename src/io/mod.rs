@@ -22,6 +22,7 @@ mod encoders;
 mod endings;
 /// Groups of whole zstd frames for the workers to decode.
 #[cfg(feature = "compression")]
+mod folders;
 mod frames;
 mod location;
 mod output;
@@ -39,6 +40,7 @@ mod waits;
 
 pub use decompress::{decompressed, sniff, Compression};
 pub use endings::Endings;
+pub use folders::{expand_folders, Skipped};
 pub use location::{is_url, parse as parse_url, parse_object as parse_object_url, Url};
 pub use output::{
     commit_all, commit_all_then, OutputCompression, OutputFile, ZSTD_FRAME_BYTES_DEFAULT,
@@ -54,6 +56,8 @@ pub(crate) use waits::{path_may_wait, Waits};
 // read twice (`dedupe --keep newest`), and the temporary files a signal handler removes.
 #[doc(hidden)]
 pub use alias::{check_aliases, AliasError, Named, Stream};
+#[doc(hidden)]
+pub use folders::note as skipped_note;
 #[doc(hidden)]
 pub use pieces::check_reader_setting;
 #[doc(hidden)]

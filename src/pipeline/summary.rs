@@ -40,6 +40,11 @@ pub struct Summary {
     pub bytes_in: u64,
     /// Wall-clock time of the run.
     pub seconds: f64,
+    /// What the folders among the inputs held that was not read, each with why
+    /// ([`expand_folders`](crate::io::expand_folders)): named, never counted in `lines`. Set
+    /// by whoever expanded the folders; absent from the JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<crate::io::Skipped>,
     /// The inputs whose first line says they are another kind of file (a JSON array, a CSV
     /// export), each named with what it looks like: for a hint to people, not in the books'
     /// JSON.
@@ -78,6 +83,7 @@ impl Summary {
         self.bytes_in += other.bytes_in;
         self.not_json_lines
             .extend(other.not_json_lines.iter().cloned());
+        self.skipped.extend(other.skipped.iter().cloned());
     }
 
     /// Zero counts, keeping nothing but the type.

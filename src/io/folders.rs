@@ -1,18 +1,38 @@
 //! Folders given as inputs (docs/cli.md#inputs): each is replaced by the JSON Lines files in
 //! it and below, in name order, as ripgrep walks a folder: hidden names, other files and
-//! links to folders are left out, and each one left out is named in the books.
+//! links to folders are left out, and each one left out is named in the books. The command
+//! line and the Python module expand their inputs with [`expand_folders`].
 
 use std::ffi::OsStr;
+use std::io;
 use std::path::{Path, PathBuf};
 
-use anyhow::anyhow;
-use rdq_envelope::io::Endings;
+use super::Endings;
 
-/// A file or folder a folder held that the run does not read, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An error of the expansion, with its message.
+fn error(message: String) -> io::Error {
+    io::Error::other(message)
+}
+
+/// A file or folder a folder held that the run does not read, and why: named in the books
+/// ([`Summary::skipped`](crate::pipeline::Summary::skipped)).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Skipped {
-    pub path: PathBuf,
-    pub why: &'static str,
+    /// Where it is, as people read it: under the folder as given (`in/.git`), or an `s3://`
+    /// URL.
+    pub path: String,
+    /// Why it is left out, in words (`hidden`, `not a regular file`, ...).
+    pub why: String,
+}
+
+impl Skipped {
+    fn new(path: &Path, why: &str) -> Skipped {
+        Skipped {
+            path: path.to_string_lossy().into_owned(),
+            why: why.to_owned(),
+        }
+    }
 }
 
 /// Why an entry is left out.
@@ -36,10 +56,8 @@ fn named(path: &Path) -> Named<'_> {
     if path.as_os_str() == "-" {
         return Named::Other;
     }
-    match rdq_envelope::io::parse_url(path) {
-        Ok(Some(rdq_envelope::io::Url::S3 { bucket, key }))
-            if key.is_empty() || key.ends_with('/') =>
-        {
+    match super::parse_url(path) {
+        Ok(Some(super::Url::S3 { bucket, key })) if key.is_empty() || key.ends_with('/') => {
             Named::Prefix {
                 bucket,
                 prefix: key,
@@ -57,7 +75,21 @@ fn named(path: &Path) -> Named<'_> {
 /// objects and anything that is not a folder stay as given (a missing file fails when it is
 /// read, as ever). A folder without one file to read is an error: a run over nothing would
 /// pass for a clean one.
-pub fn expand(files: &mut Vec<PathBuf>) -> anyhow::Result<Vec<Skipped>> {
+///
+/// ```
+/// # let dir = std::env::temp_dir().join(format!("rdq-doc-folders-{}", std::process::id()));
+/// # std::fs::create_dir_all(dir.join("b")).unwrap();
+/// # for name in ["b/2.jsonl", "a.jsonl.zst", ".hidden.jsonl", "notes.md"] {
+/// #     std::fs::write(dir.join(name), "").unwrap();
+/// # }
+/// let mut inputs = vec![dir.clone(), "-".into()];
+/// let skipped = rdq_envelope::io::expand_folders(&mut inputs).unwrap();
+/// assert_eq!(inputs, [dir.join("a.jsonl.zst"), dir.join("b/2.jsonl"), "-".into()]);
+/// let why: Vec<&str> = skipped.iter().map(|s| s.why.as_str()).collect();
+/// assert_eq!(why, ["hidden", "not named as JSON Lines (.jsonl or .ndjson, compressed or not)"]);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn expand_folders(files: &mut Vec<PathBuf>) -> io::Result<Vec<Skipped>> {
     if files.iter().all(|path| matches!(named(path), Named::Other)) {
         return Ok(Vec::new());
     }
@@ -77,14 +109,14 @@ pub fn expand(files: &mut Vec<PathBuf>) -> anyhow::Result<Vec<Skipped>> {
         }
         if expanded.len() == before.0 {
             let left_out = &skipped[before.1..];
-            return Err(anyhow!(
+            return Err(error(format!(
                 "{}: no .jsonl or .ndjson file in this folder or below{}",
                 path.display(),
                 match left_out.is_empty() {
                     true => " (it is empty)".to_owned(),
                     false => format!("; left out: {}", listed(left_out, "")),
                 }
-            ));
+            )));
         }
     }
     *files = expanded;
@@ -93,7 +125,7 @@ pub fn expand(files: &mut Vec<PathBuf>) -> anyhow::Result<Vec<Skipped>> {
 
 /// The files to read under `folder`, in name order (byte order, a folder's files and
 /// subfolders side by side, as `ls` sorts them in the C locale).
-fn walk(folder: &Path, files: &mut Vec<PathBuf>, skipped: &mut Vec<Skipped>) -> anyhow::Result<()> {
+fn walk(folder: &Path, files: &mut Vec<PathBuf>, skipped: &mut Vec<Skipped>) -> io::Result<()> {
     let mut entries = walkdir::WalkDir::new(folder)
         .min_depth(1)
         .follow_links(false)
@@ -103,8 +135,8 @@ fn walk(folder: &Path, files: &mut Vec<PathBuf>, skipped: &mut Vec<Skipped>) -> 
         let entry = entry.map_err(|error| {
             let at = error.path().unwrap_or(folder).display().to_string();
             match error.into_io_error() {
-                Some(io) => anyhow!("{at}: cannot read the folder: {io}"),
-                None => anyhow!("{at}: cannot read the folder"),
+                Some(io) => self::error(format!("{at}: cannot read the folder: {io}")),
+                None => self::error(format!("{at}: cannot read the folder")),
             }
         })?;
         let path = entry.path();
@@ -131,10 +163,7 @@ fn walk(folder: &Path, files: &mut Vec<PathBuf>, skipped: &mut Vec<Skipped>) -> 
                 if kind.is_dir() {
                     entries.skip_current_dir();
                 }
-                skipped.push(Skipped {
-                    path: path.to_path_buf(),
-                    why,
-                });
+                skipped.push(Skipped::new(path, why));
             }
         }
     }
@@ -151,16 +180,17 @@ fn list(
     prefix: &str,
     files: &mut Vec<PathBuf>,
     skipped: &mut Vec<Skipped>,
-) -> anyhow::Result<()> {
-    use rdq_envelope::io::Url;
-    let listed = rdq_envelope::io::remote::objects::list(bucket, prefix)
-        .map_err(|e| anyhow!("{}: cannot list the prefix: {e}", url.display()))?;
+) -> io::Result<()> {
+    use super::Url;
+    let listed = super::remote::objects::list(bucket, prefix)
+        .map_err(|e| error(format!("{}: cannot list the prefix: {e}", url.display())))?;
     for object in listed {
         let below = object.key.strip_prefix(prefix).unwrap_or(&object.key);
         if let Some(end) = hidden_segment_end(below) {
             let path = PathBuf::from(Url::s3_join(bucket, &format!("{prefix}{}", &below[..end])));
-            if skipped.last().is_none_or(|s: &Skipped| s.path != path) {
-                skipped.push(Skipped { path, why: HIDDEN });
+            let hidden = Skipped::new(&path, HIDDEN);
+            if skipped.last() != Some(&hidden) {
+                skipped.push(hidden);
             }
             continue;
         }
@@ -168,7 +198,7 @@ fn list(
         let name = below.rsplit('/').next().unwrap_or(below);
         match by_name(OsStr::new(name)) {
             None => files.push(path),
-            Some(why) => skipped.push(Skipped { path, why }),
+            Some(why) => skipped.push(Skipped::new(&path, why)),
         }
     }
     Ok(())
@@ -183,7 +213,7 @@ fn list(
     _: &str,
     files: &mut Vec<PathBuf>,
     _: &mut Vec<Skipped>,
-) -> anyhow::Result<()> {
+) -> io::Result<()> {
     files.push(url.to_path_buf());
     Ok(())
 }
@@ -221,23 +251,19 @@ fn by_name(name: &OsStr) -> Option<&'static str> {
     rejects.then_some(REJECTS)
 }
 
-/// The books' words for what was left out: the `skipped` member of `--summary` (every one,
-/// with why) and the closing line's clause (a count, and the first few names).
-pub fn note(skipped: &[Skipped]) -> Option<(serde_json::Value, String)> {
+/// The closing line's clause for what was left out: a count, and the first few names
+/// (`--summary` lists every one, in the books).
+#[doc(hidden)]
+pub fn note(skipped: &[Skipped]) -> Option<String> {
     if skipped.is_empty() {
         return None;
     }
-    let json = skipped
-        .iter()
-        .map(|s| serde_json::json!({"path": s.path.to_string_lossy(), "why": s.why}))
-        .collect();
     let n = skipped.len();
-    let human = format!(
+    Some(format!(
         "; left out {n} entr{} of the folders: {}",
         if n == 1 { "y" } else { "ies" },
         listed(skipped, " (--summary lists them)")
-    );
-    Some((serde_json::Value::Array(json), human))
+    ))
 }
 
 /// The first few entries left out, each with why in a word or two, and how many more (then
@@ -247,7 +273,7 @@ fn listed(skipped: &[Skipped], after_more: &str) -> String {
     let names: Vec<String> = skipped
         .iter()
         .take(NAMED)
-        .map(|s| format!("{} ({})", s.path.display(), short(s.why)))
+        .map(|s| format!("{} ({})", s.path, short(&s.why)))
         .collect();
     match skipped.len().saturating_sub(NAMED) {
         0 => names.join(", "),
