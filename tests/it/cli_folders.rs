@@ -169,3 +169,27 @@ fn a_folder_with_nothing_to_read_is_an_error() {
         assert_eq!(stdout(&out), "");
     }
 }
+
+/// Thousands of files in a folder are read one after the other: a low limit of open files
+/// (`ulimit -n 64`) is no matter, and every line is in the books.
+#[test]
+fn thousands_of_files_under_a_low_limit_of_open_files() {
+    let dir = scratch("folders-many");
+    let line = crate::common::gen_lines(1, 1, None, 0.0);
+    std::fs::create_dir_all(dir.join("many")).unwrap();
+    for i in 0..2000 {
+        std::fs::write(dir.join(format!("many/{i:04}.jsonl")), &line).unwrap();
+    }
+    let out = std::process::Command::new("sh")
+        .args(["-c", "ulimit -n 64 && exec \"$0\" validate -j2 many"])
+        .arg(env!("CARGO_BIN_EXE_rdq-envelope"))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("2,000 lines: 2,000 valid"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -679,6 +679,27 @@ fn the_rejected_lines_by_code_follow_the_closing_line() {
         .output()
         .unwrap();
     assert!(!stderr(&out).contains(heading));
+    // A standard error that cannot take the block fails the run, every output as it was.
+    let diagnostics = scratch("codes-to-a-full-stderr").join("diagnostics.txt");
+    let status = bin()
+        .args([
+            "validate",
+            "-q",
+            "--stats",
+            "-o",
+            diagnostics.to_str().unwrap(),
+            sample,
+        ])
+        .stderr(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap(),
+        )
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(2));
+    assert!(!diagnostics.exists());
     if crate::common::tool_or_skip(&["script"], "a terminal made by `script`").is_none() {
         return;
     }
