@@ -20,9 +20,10 @@ mod encoders;
 #[path = "no_encoders.rs"]
 mod encoders;
 mod endings;
+/// Folders given as inputs, expanded into their files.
+mod folders;
 /// Groups of whole zstd frames for the workers to decode.
 #[cfg(feature = "compression")]
-mod folders;
 mod frames;
 mod location;
 mod output;
