@@ -15,8 +15,10 @@ use std::time::{Duration, SystemTime};
 use rdq_envelope::test_support::skipped;
 
 /// The package's features as this build has them: the doc tests are built with the same, so
-/// that they reuse the library the other tests were built with.
-const FEATURES: [(&str, bool); 11] = [
+/// that they reuse the library the other tests were built with (`default` too: it is a `cfg`
+/// of its own, and a build without it is another build).
+const FEATURES: [(&str, bool); 12] = [
+    ("default", cfg!(feature = "default")),
     ("stream", cfg!(feature = "stream")),
     ("parquet", cfg!(feature = "parquet")),
     ("compression", cfg!(feature = "compression")),
