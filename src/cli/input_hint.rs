@@ -20,33 +20,31 @@ pub fn hook() -> NotJsonLinesHook {
 
 /// The line for an input whose first line says it is another kind of file. Its lines are
 /// still judged one by one; this says why they are all rejected, and what to run instead.
-pub fn say_what_an_input_looks_like(source: &str, kind: InputKind) -> std::io::Result<()> {
-    {
-        let looks_like = kind.looks_like();
-        match kind {
-            InputKind::Unicode(unicode) => {
-                let iconv = format!("iconv -f {} -t UTF-8", unicode.iconv_name());
-                super::say(format_args!(
-                    "{source} looks like {looks_like}, not JSON Lines, which are UTF-8; try: {}",
-                    through(source, &iconv)
-                ))?
-            }
-            InputKind::Binary => super::say(format_args!(
-                "{source} looks like {looks_like}, so not JSON Lines: name the JSON Lines \
-                 file itself (an archive such as zip extracted first)"
-            ))?,
-            _ => match kind.jq_filter() {
-                Some(filter) => super::say(format_args!(
-                    "{source} looks like {looks_like}, not JSON Lines (one envelope per line); \
-                     try: {}",
-                    through(source, &format!("jq -c {}", shell_word(filter)))
-                ))?,
-                None => super::say(format_args!(
-                    "{source} looks like {looks_like}, not JSON Lines (one envelope per line); \
-                     rows cannot be made into envelopes again: read the JSON Lines they came from"
-                ))?,
-            },
+fn say_what_an_input_looks_like(source: &str, kind: InputKind) -> std::io::Result<()> {
+    let looks_like = kind.looks_like();
+    match kind {
+        InputKind::Unicode(unicode) => {
+            let iconv = format!("iconv -f {} -t UTF-8", unicode.iconv_name());
+            super::say(format_args!(
+                "{source} looks like {looks_like}, not JSON Lines, which are UTF-8; try: {}",
+                through(source, &iconv)
+            ))?
         }
+        InputKind::Binary => super::say(format_args!(
+            "{source} looks like {looks_like}, so not JSON Lines: name the JSON Lines \
+             file itself (an archive such as zip extracted first)"
+        ))?,
+        _ => match kind.jq_filter() {
+            Some(filter) => super::say(format_args!(
+                "{source} looks like {looks_like}, not JSON Lines (one envelope per line); \
+                 try: {}",
+                through(source, &format!("jq -c {}", shell_word(filter)))
+            ))?,
+            None => super::say(format_args!(
+                "{source} looks like {looks_like}, not JSON Lines (one envelope per line); \
+                 rows cannot be made into envelopes again: read the JSON Lines they came from"
+            ))?,
+        },
     }
     Ok(())
 }

@@ -250,11 +250,7 @@ pub enum Outcome {
 /// Writes `rdq-envelope: MESSAGE` on standard error. Unlike `eprintln!`, a standard error that
 /// is closed or full is an error (and never a panic): the run then ends with status 2.
 pub fn say(message: std::fmt::Arguments<'_>) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut stderr = std::io::stderr().lock();
-    writeln!(stderr, "rdq-envelope: {message}")
-        .and_then(|()| stderr.flush())
-        .map_err(|e| std::io::Error::other(format!("<stderr>: write failed: {e}")))
+    say_block(&format!("rdq-envelope: {message}\n"))
 }
 
 /// Writes `block` (lines for people, each ended) on standard error as it is, with the errors

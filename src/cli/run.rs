@@ -140,7 +140,8 @@ impl<'a, Op: LineOperation> Run<'a, Op> {
         let started = Instant::now();
         let (input, output, secondary) = (self.input, self.output, self.secondary);
         check_usage(input, output, secondary)?;
-        let jobs = input.jobs()?;
+        let mut options = input.pipeline_options()?;
+        let jobs = options.jobs;
         // Open every output before reading: an unwritable path fails before any work is done.
         let frame_bytes = output.zstd_frame_bytes();
         let primary_compression = match (output.compress, &output.output) {
@@ -181,7 +182,6 @@ impl<'a, Op: LineOperation> Run<'a, Op> {
                 )
             })
             .flatten();
-        let mut options = input.pipeline_options()?;
         options.line_buffered = output.line_buffered;
         if !output.quiet {
             options.on_not_json_lines = Some(super::input_hint::hook());

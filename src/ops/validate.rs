@@ -67,12 +67,6 @@ pub struct ValidateWorker {
 impl LineOperation for ValidateOp {
     // The diagnostics, the valid lines (`--valid-out`), the rejects.
     const OUTPUTS: usize = output::REJECTS + 1;
-
-    /// The rows of the human format are for people; the JSON objects are for programs, which
-    /// count on one per rejected line.
-    fn diagnostics_for_people(&self) -> Option<usize> {
-        (self.format == ReportFormat::Human).then_some(output::PRIMARY)
-    }
     type Worker = ValidateWorker;
     type Tally = ();
     type Total = ();
@@ -134,6 +128,12 @@ impl LineOperation for ValidateOp {
         } else {
             Action::Reject
         }
+    }
+
+    /// The rows of the human format are for people; the JSON objects are for programs, which
+    /// count on one per rejected line.
+    fn diagnostics_for_people(&self) -> Option<usize> {
+        (self.format == ReportFormat::Human).then_some(output::PRIMARY)
     }
 }
 
